@@ -1,0 +1,52 @@
+# hrm — build, test and install. No target needs root except `install` into a root-owned PREFIX.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DESTDIR ?=
+SWIFT ?= swift
+SWIFT_BUILD_FLAGS ?=
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := .build-fuzz
+
+.PHONY: all build release test bench fuzz install uninstall format lint clean
+
+all: build
+
+build:
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+release:
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
+
+# The whole suite: unit tests, the built hrm binary run as a process, and the D-Bus tests on a
+# private dbus-daemon that the tests start themselves.
+test:
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) test --skip-build --parallel $(SWIFT_BUILD_FLAGS)
+
+# Benchmarks live in their own package so that `make test` never builds the benchmark harness.
+bench:
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark $(BENCH_FLAGS)
+
+# libFuzzer over the measurement decoder: `make fuzz FUZZ_SECONDS=600`.
+fuzz:
+	@mkdir -p $(FUZZ_BUILD) fuzz-corpus
+	swiftc -parse-as-library -O -sanitize=fuzzer,address -module-name HeartRateFuzz \
+		Sources/HeartRate/*.swift Fuzz/HeartRateFuzz.swift -o $(FUZZ_BUILD)/heart-rate-fuzz
+	$(FUZZ_BUILD)/heart-rate-fuzz -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		fuzz-corpus Fuzz/seeds
+
+install: release
+	install -d "$(DESTDIR)$(BINDIR)"
+	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm" "$(DESTDIR)$(BINDIR)/hrm"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/hrm"
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
+
+clean:
+	rm -rf .build .build-* fuzz-corpus

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "hrm",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hrm", targets: ["hrm"]),
+        .library(name: "HeartRate", targets: ["HeartRate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Pure decoder for the Heart Rate Service: no Foundation, no D-Bus, no dependencies.
+        .target(name: "HeartRate", swiftSettings: strict),
+
+        // The command-line interface: commands, input parsing and rendering.
+        .target(
+            name: "HRMCLI",
+            dependencies: [
+                "HeartRate",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict),
+
+        .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
+        .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+import HRMCLI
+
+await HRM.main()

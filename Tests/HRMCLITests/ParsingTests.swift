@@ -1,0 +1,8 @@
+import HRMCLI
+import Testing
+
+@Suite struct ParsingTests {
+    @Test func rootParses() throws {
+        _ = try HRM.parseAsRoot([])
+    }
+}
