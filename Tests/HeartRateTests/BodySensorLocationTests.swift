@@ -17,3 +17,25 @@ import Testing
         #expect(BodySensorLocation(rawValue: 9).identifier == "reserved(9)")
     }
 }
+
+@Suite struct BatteryAndControlPointTests {
+    @Test func batteryLevels() throws {
+        #expect(try BatteryLevel(decoding: [85]).percent == 85)
+        #expect(try BatteryLevel(decoding: [100]).percent == 100)
+        #expect(try BatteryLevel(decoding: [0]).percent == 0)
+        let broken = try BatteryLevel(decoding: [101])
+        #expect(broken.percent == nil)
+        #expect(!broken.isValid)
+        #expect(try BatteryLevel(decoding: [255]).rawValue == 255)
+        #expect(throws: HeartRateDecodingError.self) { try BatteryLevel(decoding: []) }
+    }
+
+    @Test func locationFromBytes() throws {
+        #expect(try BodySensorLocation(decoding: [1]) == .chest)
+        #expect(throws: HeartRateDecodingError.self) { try BodySensorLocation(decoding: []) }
+    }
+
+    @Test func resetEnergyExpendedIsOneByte() {
+        #expect(HeartRateControlPoint.resetEnergyExpended.encoded == [0x01])
+    }
+}
