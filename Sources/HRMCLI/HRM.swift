@@ -6,8 +6,24 @@ public struct HRM: AsyncParsableCommand {
         commandName: "hrm",
         abstract: "A heart-rate monitor for Linux: Bluetooth LE chest straps through BlueZ.",
         version: "0.1.0",
-        subcommands: []
+        subcommands: [DecodeCommand.self]
     )
 
     public init() {}
+
+    /// Parses `arguments` and runs the chosen subcommand, awaiting it when it is asynchronous.
+    /// (Spelled out because top-level code picks ParsableCommand's synchronous `main()`.)
+    public static func run(arguments: [String]) async -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            exit(withError: nil)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

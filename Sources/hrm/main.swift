@@ -1,3 +1,3 @@
 import HRMCLI
 
-await HRM.main()
+await HRM.run(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,8 +1,69 @@
-import HRMCLI
+import ArgumentParser
+@testable import HRMCLI
 import Testing
 
 @Suite struct ParsingTests {
-    @Test func rootParses() throws {
-        _ = try HRM.parseAsRoot([])
+    @Test func decodeDefaults() throws {
+        let command = try #require(try HRM.parseAsRoot(["decode", "0648"]) as? DecodeCommand)
+        #expect(command.payloads == ["0648"])
+        #expect(command.characteristic == .measurement)
+        #expect(command.json == false)
+    }
+
+    @Test func decodeOptions() throws {
+        let command = try #require(
+            try HRM.parseAsRoot(["decode", "--json", "-c", "0x2A38", "01", ""]) as? DecodeCommand)
+        #expect(command.payloads == ["01", ""])
+        #expect(command.characteristic == .bodySensorLocation)
+        #expect(command.json)
+    }
+
+    @Test func unknownCharacteristicIsAUsageError() {
+        #expect(throws: (any Error).self) { try HRM.parseAsRoot(["decode", "-c", "2a99", "00"]) }
+    }
+}
+
+@Suite struct HexPayloadTests {
+    @Test(arguments: ["0648", "06 48", "06:48", "0x06,0x48", "0X06, 0X48", "06-48", " 06\t48 ", "6:48", "0x0648"])
+    func acceptedForms(text: String) throws {
+        #expect(try HexPayload.parse(text) == [0x06, 0x48])
+    }
+
+    @Test func emptyTextIsAnEmptyPayload() throws {
+        #expect(try HexPayload.parse("") == [])
+        #expect(try HexPayload.parse("  ") == [])
+    }
+
+    @Test func errorsSayWhere() {
+        #expect(throws: HexPayload.ParseError(column: 5, reason: "'g' is not a hex digit")) {
+            try HexPayload.parse("06 4g")
+        }
+        #expect(throws: HexPayload.ParseError(column: 1, reason: "odd number of hex digits (3)")) {
+            try HexPayload.parse("064")
+        }
+        #expect(throws: HexPayload.ParseError(column: 4, reason: "'0x' has no digits after it")) {
+            try HexPayload.parse("06 0x")
+        }
+    }
+
+    @Test func caretPointsAtTheColumn() {
+        let error = HexPayload.ParseError(column: 5, reason: "x")
+        #expect(error.pointing(into: "06 4g") == "  06 4g\n      ^")
+    }
+
+    @Test func formatIsLowercaseWithoutSeparators() {
+        #expect(HexPayload.format([0x0E, 0x48, 0xFF]) == "0e48ff")
+        #expect(HexPayload.format([]) == "")
+    }
+}
+
+@Suite struct JSONLineTests {
+    @Test func keysInOrderAndEscaping() {
+        var json = JSONLine(type: "x")
+        json.add("s", "a\"b\\c\n\u{1}é")
+        json.add("n", nil as Int?)
+        json.add("d", [825.1953125, 1000])
+        json.add("b", true)
+        #expect(json.line == #"{"type":"x","s":"a\"b\\c\n\u0001é","n":null,"d":[825.1953125,1000.0],"b":true}"#)
     }
 }

@@ -1,0 +1,88 @@
+/// Parses the hex forms people paste: `0648`, `06 48`, `06:48`, `0x06,0x48`, `06-48`.
+///
+/// Separators are white space, `:`, `,` and `-`. A token is a run of hex digits, with or without
+/// a `0x` prefix: one digit is one byte (`6:48`), an even number of digits is that many bytes, an
+/// odd number above one is ambiguous and refused. An empty string is an empty payload.
+enum HexPayload {
+    struct ParseError: Error, Equatable, CustomStringConvertible {
+        /// 1-based column of the offending character in the text.
+        let column: Int
+        let reason: String
+
+        var description: String { "\(reason) at column \(column)" }
+
+        /// The text with a caret under the offending column, for a terminal.
+        func pointing(into text: String, indent: String = "  ") -> String {
+            let pad = String(repeating: " ", count: max(column - 1, 0))
+            return "\(indent)\(text)\n\(indent)\(pad)^"
+        }
+    }
+
+    static func parse(_ text: String) throws(ParseError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            if isSeparator(scalars[index]) {
+                index += 1
+                continue
+            }
+            let tokenStart = index
+            var digitsStart = index
+            if index + 1 < scalars.count, scalars[index] == "0", scalars[index + 1] == "x" || scalars[index + 1] == "X" {
+                digitsStart = index + 2
+            }
+            var end = digitsStart
+            while end < scalars.count, !isSeparator(scalars[end]) {
+                guard hexValue(scalars[end]) != nil else {
+                    throw ParseError(
+                        column: end + 1, reason: "'\(scalars[end].escaped(asASCII: true))' is not a hex digit")
+                }
+                end += 1
+            }
+            let digits = scalars[digitsStart..<end]
+            switch digits.count {
+            case 0:
+                throw ParseError(column: tokenStart + 1, reason: "'0x' has no digits after it")
+            case 1:
+                bytes.append(hexValue(digits[digits.startIndex]) ?? 0)
+            case let count where count % 2 == 1:
+                throw ParseError(column: tokenStart + 1, reason: "odd number of hex digits (\(count))")
+            default:
+                var i = digits.startIndex
+                while i < digits.endIndex {
+                    let high = hexValue(digits[i]) ?? 0
+                    let low = hexValue(digits[i + 1]) ?? 0
+                    bytes.append(high << 4 | low)
+                    i += 2
+                }
+            }
+            index = end
+        }
+        return bytes
+    }
+
+    /// Lower-case hex with no separators: the form hrm prints.
+    static func format(_ bytes: some Sequence<UInt8>) -> String {
+        let digits: [Character] = Array("0123456789abcdef")
+        var text = ""
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+
+    private static func isSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == ":" || scalar == "," || scalar == "-" || scalar.properties.isWhitespace
+    }
+
+    private static func hexValue(_ scalar: Unicode.Scalar) -> UInt8? {
+        switch scalar {
+        case "0"..."9": UInt8(scalar.value - 48)
+        case "a"..."f": UInt8(scalar.value - 97 + 10)
+        case "A"..."F": UInt8(scalar.value - 65 + 10)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Results go to stdout through a `LineWriter`; diagnostics go to stderr, unbuffered.
+///
+/// A closed pipe (`hrm ... | head -3`) is not an error worth a message: SIGPIPE is ignored and
+/// the failed write ends the process quietly with status 0.
+enum StandardOutput {
+    /// Call once at start-up, before anything is written.
+    static func prepare() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// One diagnostic line on stderr.
+    static func diagnostic(_ text: String) {
+        var line = text
+        line += "\n"
+        line.withUTF8 { buffer in _ = writeAll(STDERR_FILENO, buffer) }
+    }
+
+    /// True when stdout is a terminal (for live displays and colour).
+    static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// Writes every byte, retrying short writes and EINTR. Returns false on any other failure.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard var pointer = buffer.baseAddress else { return true }
+        var remaining = buffer.count
+        while remaining > 0 {
+            let written = write(fd, pointer, remaining)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            pointer += written
+            remaining -= written
+        }
+        return true
+    }
+
+    static func exitAfterWriteFailure() -> Never {
+        if errno == EPIPE { exit(0) }
+        diagnostic("hrm: cannot write to standard output (errno \(errno))")
+        exit(74)  // EX_IOERR
+    }
+}
+
+/// Buffers stdout lines and writes them in large blocks, or at once when asked to (live output).
+final class LineWriter {
+    private var buffer: [UInt8] = []
+    private let limit: Int
+    private let fd: Int32
+
+    init(fd: Int32 = STDOUT_FILENO, limit: Int = 64 * 1024) {
+        self.fd = fd
+        self.limit = limit
+        buffer.reserveCapacity(limit)
+    }
+
+    deinit { flush() }
+
+    /// Appends one line; `flush` pushes it out at once (live output into a pipe).
+    func line(_ text: String, flush: Bool = false) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        buffer.append(0x0A)
+        if flush || buffer.count >= limit { self.flush() }
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        let ok = buffer.withUnsafeBufferPointer { StandardOutput.writeAll(fd, $0) }
+        buffer.removeAll(keepingCapacity: true)
+        if !ok { StandardOutput.exitAfterWriteFailure() }
+    }
+}
