@@ -24,8 +24,10 @@ test:
 	$(SWIFT) test --skip-build --parallel $(SWIFT_BUILD_FLAGS)
 
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
+# The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
+# BENCH_FLAGS="--filter decode".
 bench:
-	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark $(BENCH_FLAGS)
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress $(BENCH_FLAGS)
 
 # libFuzzer over the measurement decoder: `make fuzz FUZZ_SECONDS=600`.
 fuzz:
@@ -43,10 +45,10 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/hrm"
 
 format:
-	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Fuzz
 
 lint:
-	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Fuzz
 
 clean:
 	rm -rf .build .build-* fuzz-corpus

@@ -95,7 +95,8 @@ public struct HeartRateMeasurement: Hashable, Sendable {
         }
         if energyExpended != nil { flags |= Flag.energyPresent }
         if !rrIntervals.isEmpty { flags |= Flag.rrPresent }
-        self.init(flags: flags, heartRate: heartRate, energyExpended: energyExpended, rrIntervals: rrIntervals)
+        self.init(
+            flags: flags, heartRate: heartRate, energyExpended: energyExpended, rrIntervals: rrIntervals)
     }
 
     @inlinable init(flags: UInt8, heartRate: UInt16, energyExpended: UInt16?, rrIntervals: RRIntervals) {
@@ -125,58 +126,91 @@ extension HeartRateMeasurement {
     ///
     /// Lenient where the specification leaves room: the RR flag with no RR bytes gives no
     /// intervals; bytes after the value and energy when the RR flag is clear are ignored.
-    /// The intervals keep a slice of `frame`; nothing is copied.
-    @inlinable
-    public init(decoding frame: ArraySlice<UInt8>) throws(HeartRateDecodingError) {
-        let start = frame.startIndex
-        let length = frame.count
-        guard length > 0 else {
-            throw HeartRateDecodingError(code: .emptyFrame, offset: 0, fieldLength: 1, frameLength: 0)
-        }
-        let flags = frame[start]
-        var offset = 1
-
-        let heartRate: UInt16
-        if flags & Flag.uint16Value == 0 {
-            guard length >= 2 else {
-                throw HeartRateDecodingError(code: .truncatedHeartRate, offset: 1, fieldLength: 1, frameLength: length)
-            }
-            heartRate = UInt16(frame[start + 1])
-            offset = 2
-        } else {
-            guard length >= 3 else {
-                throw HeartRateDecodingError(code: .truncatedHeartRate, offset: 1, fieldLength: 2, frameLength: length)
-            }
-            heartRate = UInt16(frame[start + 1]) | UInt16(frame[start + 2]) << 8
-            offset = 3
-        }
-
-        var energy: UInt16? = nil
-        if flags & Flag.energyPresent != 0 {
-            guard length >= offset + 2 else {
-                throw HeartRateDecodingError(
-                    code: .truncatedEnergy, offset: offset, fieldLength: 2, frameLength: length)
-            }
-            energy = UInt16(frame[start + offset]) | UInt16(frame[start + offset + 1]) << 8
-            offset += 2
-        }
-
-        var rr = RRIntervals()
-        if flags & Flag.rrPresent != 0 && length > offset {
-            guard (length - offset) % 2 == 0 else {
-                throw HeartRateDecodingError(
-                    code: .oddRRLength, offset: length - 1, fieldLength: 2, frameLength: length)
-            }
-            rr = RRIntervals(littleEndianBytes: frame[(start + offset)...])
-        }
-
-        self.init(flags: flags, heartRate: heartRate, energyExpended: energy, rrIntervals: rr)
-    }
-
-    /// Decodes one frame.
+    /// The intervals keep a slice of `frame`; nothing is copied or allocated.
     @inlinable
     public init(decoding frame: [UInt8]) throws(HeartRateDecodingError) {
-        try self.init(decoding: frame[...])
+        // Reading through a borrowed buffer costs no reference counting; only a frame with RR
+        // intervals takes a slice (one retain) to keep them.
+        let fields = try frame.withUnsafeBufferPointer { (bytes) throws(HeartRateDecodingError) in
+            try Fields(parsing: bytes)
+        }
+        self.init(
+            fields: fields,
+            rrIntervals: fields.rrStart < frame.count
+                ? RRIntervals(littleEndianBytes: frame[fields.rrStart...]) : RRIntervals())
+    }
+
+    /// Decodes one frame held in a slice (offsets in errors count from the slice's start).
+    @inlinable
+    public init(decoding frame: ArraySlice<UInt8>) throws(HeartRateDecodingError) {
+        let fields = try frame.withUnsafeBufferPointer { (bytes) throws(HeartRateDecodingError) in
+            try Fields(parsing: bytes)
+        }
+        let rrStart = frame.startIndex + fields.rrStart
+        self.init(
+            fields: fields,
+            rrIntervals: rrStart < frame.endIndex
+                ? RRIntervals(littleEndianBytes: frame[rrStart...]) : RRIntervals())
+    }
+
+    @inlinable init(fields: Fields, rrIntervals: RRIntervals) {
+        self.init(
+            flags: fields.flags, heartRate: fields.heartRate, energyExpended: fields.energyExpended,
+            rrIntervals: rrIntervals)
+    }
+
+    /// The fixed fields of a frame, and where its RR intervals start (the frame's length when
+    /// there are none to keep).
+    @usableFromInline struct Fields {
+        @usableFromInline let flags: UInt8
+        @usableFromInline let heartRate: UInt16
+        @usableFromInline let energyExpended: UInt16?
+        @usableFromInline let rrStart: Int
+
+        @inlinable init(parsing frame: UnsafeBufferPointer<UInt8>) throws(HeartRateDecodingError) {
+            let length = frame.count
+            guard length > 0 else {
+                throw HeartRateDecodingError(code: .emptyFrame, offset: 0, fieldLength: 1, frameLength: 0)
+            }
+            flags = frame[0]
+            var offset: Int
+            if flags & Flag.uint16Value == 0 {
+                guard length >= 2 else {
+                    throw HeartRateDecodingError(
+                        code: .truncatedHeartRate, offset: 1, fieldLength: 1, frameLength: length)
+                }
+                heartRate = UInt16(frame[1])
+                offset = 2
+            } else {
+                guard length >= 3 else {
+                    throw HeartRateDecodingError(
+                        code: .truncatedHeartRate, offset: 1, fieldLength: 2, frameLength: length)
+                }
+                heartRate = UInt16(frame[1]) | UInt16(frame[2]) << 8
+                offset = 3
+            }
+
+            if flags & Flag.energyPresent != 0 {
+                guard length >= offset + 2 else {
+                    throw HeartRateDecodingError(
+                        code: .truncatedEnergy, offset: offset, fieldLength: 2, frameLength: length)
+                }
+                energyExpended = UInt16(frame[offset]) | UInt16(frame[offset + 1]) << 8
+                offset += 2
+            } else {
+                energyExpended = nil
+            }
+
+            if flags & Flag.rrPresent != 0 {
+                guard (length - offset) % 2 == 0 else {
+                    throw HeartRateDecodingError(
+                        code: .oddRRLength, offset: length - 1, fieldLength: 2, frameLength: length)
+                }
+                rrStart = offset
+            } else {
+                rrStart = length
+            }
+        }
     }
 }
 

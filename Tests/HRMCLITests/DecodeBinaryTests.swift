@@ -6,9 +6,10 @@ import Testing
     @Test func jsonLineMatchesTheContract() throws {
         let result = try HRMProcess.run(["decode", "--json", "16484d03"])
         #expect(result.status == 0)
-        #expect(result.stdoutLines == [
-            #"{"type":"measurement","bpm":72,"contact":"detected","energy_kj":null,"rr_1024":[845],"rr_ms":[825.1953125],"format":"uint8","flags":22}"#
-        ])
+        #expect(
+            result.stdoutLines == [
+                #"{"type":"measurement","bpm":72,"contact":"detected","energy_kj":null,"rr_1024":[845],"rr_ms":[825.1953125],"format":"uint8","flags":22}"#
+            ])
         #expect(result.stderr.isEmpty)
     }
 
@@ -16,7 +17,9 @@ import Testing
         let result = try HRMProcess.run(["decode", "--json", "0e4801", "072c01"])
         #expect(result.status == 65)
         #expect(result.stdoutLines.count == 2)
-        #expect(result.stdoutLines[0].hasPrefix(#"{"type":"error","code":"truncated_energy","offset":2,"message":"#))
+        #expect(
+            result.stdoutLines[0].hasPrefix(
+                #"{"type":"error","code":"truncated_energy","offset":2,"message":"#))
         #expect(result.stdoutLines[0].hasSuffix(#","hex":"0e4801"}"#))
         #expect(result.stdoutLines[1].contains(#""bpm":300"#))
     }
@@ -48,10 +51,11 @@ import Testing
     @Test func otherCharacteristics() throws {
         let location = try HRMProcess.run(["decode", "--json", "--characteristic", "2a38", "01", "09"])
         #expect(location.status == 0)
-        #expect(location.stdoutLines == [
-            #"{"type":"location","location":"chest","value":1}"#,
-            #"{"type":"location","location":"reserved(9)","value":9}"#,
-        ])
+        #expect(
+            location.stdoutLines == [
+                #"{"type":"location","location":"chest","value":1}"#,
+                #"{"type":"location","location":"reserved(9)","value":9}"#,
+            ])
         let battery = try HRMProcess.run(["decode", "-c", "2a19", "55", "65"])
         #expect(battery.status == 65)
         #expect(battery.stdoutLines == ["battery: 85 %"])

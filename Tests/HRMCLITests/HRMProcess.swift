@@ -6,7 +6,9 @@ struct HRMProcess {
         let status: Int32
         let stdout: String
         let stderr: String
-        var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var stdoutLines: [String] {
+            stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
     }
 
     /// `hrm` beside the test bundle (`.build/<config>/`), or `$HRM_BINARY`.

@@ -1,6 +1,7 @@
 import ArgumentParser
-@testable import HRMCLI
 import Testing
+
+@testable import HRMCLI
 
 @Suite struct ParsingTests {
     @Test func decodeDefaults() throws {
@@ -24,7 +25,9 @@ import Testing
 }
 
 @Suite struct HexPayloadTests {
-    @Test(arguments: ["0648", "06 48", "06:48", "0x06,0x48", "0X06, 0X48", "06-48", " 06\t48 ", "6:48", "0x0648"])
+    @Test(arguments: [
+        "0648", "06 48", "06:48", "0x06,0x48", "0X06, 0X48", "06-48", " 06\t48 ", "6:48", "0x0648",
+    ])
     func acceptedForms(text: String) throws {
         #expect(try HexPayload.parse(text) == [0x06, 0x48])
     }
@@ -64,6 +67,7 @@ import Testing
         json.add("n", nil as Int?)
         json.add("d", [825.1953125, 1000])
         json.add("b", true)
-        #expect(json.line == #"{"type":"x","s":"a\"b\\c\n\u0001é","n":null,"d":[825.1953125,1000.0],"b":true}"#)
+        #expect(
+            json.line == #"{"type":"x","s":"a\"b\\c\n\u0001é","n":null,"d":[825.1953125,1000.0],"b":true}"#)
     }
 }

@@ -12,7 +12,8 @@ import Testing
     }
 
     @Test func emptyFrame() {
-        #expect(error([]) == HeartRateDecodingError(code: .emptyFrame, offset: 0, fieldLength: 1, frameLength: 0))
+        #expect(
+            error([]) == HeartRateDecodingError(code: .emptyFrame, offset: 0, fieldLength: 1, frameLength: 0))
     }
 
     @Test func truncatedHeartRate() {
@@ -40,14 +41,18 @@ import Testing
     }
 
     @Test func codesAreStable() {
-        #expect(HeartRateDecodingError.Code.allCases.map(\.rawValue) == [
-            "empty_frame", "truncated_heart_rate", "truncated_energy", "odd_rr_length",
-        ])
+        #expect(
+            HeartRateDecodingError.Code.allCases.map(\.rawValue) == [
+                "empty_frame", "truncated_heart_rate", "truncated_energy", "odd_rr_length",
+            ])
     }
 
     @Test func messagesSayWhere() {
         let e = error([0x0E, 0x48, 0x01])
-        #expect(e?.description == "truncated energy expended: the flags announce a UINT16 at byte 2, but only 1 of its 2 bytes are present")
+        #expect(
+            e?.description
+                == "truncated energy expended: the flags announce a UINT16 at byte 2, but only 1 of its 2 bytes are present"
+        )
     }
 
     /// Drip-fed: every proper prefix of every valid vector either throws the code for the field it
@@ -69,11 +74,11 @@ import Testing
             for length in 0..<vector.count {
                 let prefix = Array(vector[..<length])
                 let expected: HeartRateDecodingError.Code? =
-                    if length == 0 { .emptyFrame }
-                    else if length < valueEnd { .truncatedHeartRate }
-                    else if length < energyEnd { .truncatedEnergy }
-                    else if (length - energyEnd) % 2 == 1 { .oddRRLength }
-                    else { nil }
+                    if length == 0 { .emptyFrame } else if length < valueEnd {
+                        .truncatedHeartRate
+                    } else if length < energyEnd { .truncatedEnergy } else if (length - energyEnd) % 2 == 1 {
+                        .oddRRLength
+                    } else { nil }
                 if let expected {
                     #expect(error(prefix)?.code == expected, "prefix \(prefix) of \(vector)")
                 } else {

@@ -27,7 +27,9 @@ struct SplitMix64: RandomNumberGenerator {
                 let m = try HeartRateMeasurement(decoding: frame)
                 decoded += 1
                 let again = m.encoded()
-                if again != Array(frame.prefix(again.count)) || (try? HeartRateMeasurement(decoding: again)) != m {
+                if again != Array(frame.prefix(again.count))
+                    || (try? HeartRateMeasurement(decoding: again)) != m
+                {
                     Issue.record("re-encoding \(frame) gave \(again)")
                     return
                 }
@@ -49,9 +51,14 @@ struct SplitMix64: RandomNumberGenerator {
         let contacts: [HeartRateMeasurement.SensorContact] = [.unsupported, .notDetected, .detected]
         for _ in 0..<100_000 {
             let uint16 = Bool.random(using: &rng)
-            let value = uint16 ? UInt16.random(in: 0...UInt16.max, using: &rng) : UInt16.random(in: 0...255, using: &rng)
-            let energy: UInt16? = Bool.random(using: &rng) ? UInt16.random(in: 0...UInt16.max, using: &rng) : nil
-            let rr = (0..<Int.random(in: 0...12, using: &rng)).map { _ in UInt16.random(in: 0...UInt16.max, using: &rng) }
+            let value =
+                uint16
+                ? UInt16.random(in: 0...UInt16.max, using: &rng) : UInt16.random(in: 0...255, using: &rng)
+            let energy: UInt16? =
+                Bool.random(using: &rng) ? UInt16.random(in: 0...UInt16.max, using: &rng) : nil
+            let rr = (0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                UInt16.random(in: 0...UInt16.max, using: &rng)
+            }
             let m = try HeartRateMeasurement(
                 heartRate: value,
                 format: uint16 ? .uint16 : .uint8,

@@ -32,7 +32,8 @@ public struct DecodeCommand: ParsableCommand {
 
     @Option(
         name: [.customShort("c"), .long],
-        help: "Which characteristic the payloads are: 2a37 (heart rate measurement), 2a38 (body sensor location) or 2a19 (battery level)."
+        help:
+            "Which characteristic the payloads are: 2a37 (heart rate measurement), 2a38 (body sensor location) or 2a19 (battery level)."
     )
     public var characteristic: DecodableCharacteristic = .measurement
 
@@ -66,7 +67,8 @@ public struct DecodeCommand: ParsableCommand {
                     frames.append(try HexPayload.parse(payload))
                 } catch {
                     StandardOutput.diagnostic(
-                        "hrm decode: payload \(index + 1) is not valid hex: \(error)\n\(error.pointing(into: payload))")
+                        "hrm decode: payload \(index + 1) is not valid hex: \(error)\n\(error.pointing(into: payload))"
+                    )
                     throw ExitCode(64)
                 }
             }
@@ -88,7 +90,9 @@ private struct DecodeRun {
     private(set) var invalidHex = 0
     private var index = 0
 
-    init(output: LineWriter, characteristic: DecodableCharacteristic, renderer: any DecodeRenderer, json: Bool) {
+    init(
+        output: LineWriter, characteristic: DecodableCharacteristic, renderer: any DecodeRenderer, json: Bool
+    ) {
         self.output = output
         self.characteristic = characteristic
         self.renderer = renderer
@@ -101,7 +105,8 @@ private struct DecodeRun {
             handle(bytes: try HexPayload.parse(text))
         } catch {
             invalidHex += 1
-            StandardOutput.diagnostic("hrm decode: \(source) is not valid hex: \(error)\n\(error.pointing(into: text))")
+            StandardOutput.diagnostic(
+                "hrm decode: \(source) is not valid hex: \(error)\n\(error.pointing(into: text))")
             if json {
                 var line = JSONLine(type: "error")
                 line.add("code", "invalid_hex")
@@ -123,7 +128,8 @@ private struct DecodeRun {
                 output.line(line)
             } else {
                 StandardOutput.diagnostic(
-                    "hrm decode: payload \(index) (\(bytes.isEmpty ? "empty" : HexPayload.format(bytes))): \(failure.message) [\(failure.code)]")
+                    "hrm decode: payload \(index) (\(bytes.isEmpty ? "empty" : HexPayload.format(bytes))): \(failure.message) [\(failure.code)]"
+                )
             }
         }
     }

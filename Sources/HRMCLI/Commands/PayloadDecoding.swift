@@ -41,7 +41,9 @@ struct DecodeFailure: Error, Equatable {
 }
 
 enum PayloadDecoding {
-    static func decode(_ bytes: [UInt8], as characteristic: DecodableCharacteristic) -> Result<DecodedValue, DecodeFailure> {
+    static func decode(_ bytes: [UInt8], as characteristic: DecodableCharacteristic) -> Result<
+        DecodedValue, DecodeFailure
+    > {
         do throws(HeartRateDecodingError) {
             switch characteristic {
             case .measurement:
@@ -51,9 +53,10 @@ enum PayloadDecoding {
             case .batteryLevel:
                 let level = try BatteryLevel(decoding: bytes[...])
                 guard let percent = level.percent else {
-                    return .failure(DecodeFailure(
-                        code: "invalid_battery_level", offset: 0,
-                        message: "battery level \(level.rawValue) is above 100 %"))
+                    return .failure(
+                        DecodeFailure(
+                            code: "invalid_battery_level", offset: 0,
+                            message: "battery level \(level.rawValue) is above 100 %"))
                 }
                 return .success(.batteryLevel(percent))
             }

@@ -16,10 +16,12 @@ enum MeasurementRendering {
     static func text(_ m: HeartRateMeasurement) -> String {
         var parts = ["\(m.heartRate) bpm", "contact \(m.sensorContact.text)"]
         if let energy = m.energyExpended {
-            parts.append(m.isEnergySaturated ? "energy \(energy) kJ (saturated: reset needed)" : "energy \(energy) kJ")
+            parts.append(
+                m.isEnergySaturated ? "energy \(energy) kJ (saturated: reset needed)" : "energy \(energy) kJ")
         }
         if !m.rrIntervals.isEmpty {
-            parts.append("RR " + m.rrIntervals.map { milliseconds($0.milliseconds) + " ms" }.joined(separator: ", "))
+            parts.append(
+                "RR " + m.rrIntervals.map { milliseconds($0.milliseconds) + " ms" }.joined(separator: ", "))
         }
         return parts.joined(separator: "  ")
     }

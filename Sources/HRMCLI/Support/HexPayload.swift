@@ -29,14 +29,17 @@ enum HexPayload {
             }
             let tokenStart = index
             var digitsStart = index
-            if index + 1 < scalars.count, scalars[index] == "0", scalars[index + 1] == "x" || scalars[index + 1] == "X" {
+            if index + 1 < scalars.count, scalars[index] == "0",
+                scalars[index + 1] == "x" || scalars[index + 1] == "X"
+            {
                 digitsStart = index + 2
             }
             var end = digitsStart
             while end < scalars.count, !isSeparator(scalars[end]) {
                 guard hexValue(scalars[end]) != nil else {
                     throw ParseError(
-                        column: end + 1, reason: "'\(scalars[end].escaped(asASCII: true))' is not a hex digit")
+                        column: end + 1, reason: "'\(scalars[end].escaped(asASCII: true))' is not a hex digit"
+                    )
                 }
                 end += 1
             }
