@@ -20,6 +20,9 @@ let package = Package(
         // Pure decoder for the Heart Rate Service: no Foundation, no D-Bus, no dependencies.
         .target(name: "HeartRate", swiftSettings: strict),
 
+        // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
+        .target(name: "BlueZ", swiftSettings: strict),
+
         // The command-line interface: commands, input parsing and rendering.
         .target(
             name: "HRMCLI",
@@ -32,6 +35,7 @@ let package = Package(
         .executableTarget(name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict),
 
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
         .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,54 @@
+import BlueZ
+import Testing
+
+@Suite struct BluetoothAddressTests {
+    @Test func parsesEverySpelling() throws {
+        let expected = try #require(BluetoothAddress("00:AA:01:01:00:01"))
+        #expect(BluetoothAddress("00_aa_01_01_00_01") == expected)
+        #expect(BluetoothAddress("00-AA-01-01-00-01") == expected)
+        #expect(BluetoothAddress(devicePath: "/org/bluez/hci0/dev_00_AA_01_01_00_01") == expected)
+        #expect(expected.description == "00:AA:01:01:00:01")
+        #expect(expected.pathComponent == "dev_00_AA_01_01_00_01")
+        #expect(expected.bytes == [0x00, 0xAA, 0x01, 0x01, 0x00, 0x01])
+    }
+
+    @Test(arguments: [
+        "", "00:AA:01:01:00", "00:AA:01:01:00:0G", "00:AA-01:01:00:01", "00:AA:01:01:00:011", "Lab HRM",
+    ])
+    func rejectsMalformed(text: String) {
+        #expect(BluetoothAddress(text) == nil)
+    }
+
+    @Test func devicePathNeedsADeviceComponent() {
+        #expect(BluetoothAddress(devicePath: "/org/bluez/hci0") == nil)
+        #expect(BluetoothAddress(devicePath: "/org/bluez/hci0/dev_00_AA_01_01_00_01/service0015") == nil)
+    }
+}
+
+@Suite struct BluetoothUUIDTests {
+    @Test func shortAndLongForms() throws {
+        let hr = BluetoothUUID(0x180D)
+        #expect(hr.description == "0000180d-0000-1000-8000-00805f9b34fb")
+        #expect(hr.shortDescription == "180d")
+        #expect(hr.shortValue == 0x180D)
+        #expect(BluetoothUUID("180D") == hr)
+        #expect(BluetoothUUID("0x180d") == hr)
+        #expect(BluetoothUUID("0000180d") == hr)
+        #expect(BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB") == hr)
+    }
+
+    @Test func vendorUUIDsStayLong() throws {
+        let vendor = try #require(BluetoothUUID("12345678-1234-5678-1234-56789abcdef0"))
+        #expect(vendor.shortValue == nil)
+        #expect(vendor.shortDescription == "12345678-1234-5678-1234-56789abcdef0")
+        // A 32-bit assigned number is not a 16-bit one.
+        #expect(BluetoothUUID(uint32: 0x1234_5678).shortValue == nil)
+    }
+
+    @Test(arguments: [
+        "", "18d", "180g", "0000180d-0000-1000-8000-00805f9b34f", "0000180d00000-1000-8000-00805f9b34fb",
+    ])
+    func rejectsMalformed(text: String) {
+        #expect(BluetoothUUID(text) == nil)
+    }
+}
