@@ -23,6 +23,9 @@ let package = Package(
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
         .target(name: "BlueZ", swiftSettings: strict),
 
+        // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
+        .target(name: "BlueZSimulator", dependencies: ["HeartRate"], swiftSettings: strict),
+
         // The command-line interface: commands, input parsing and rendering.
         .target(
             name: "HRMCLI",
@@ -36,6 +39,8 @@ let package = Package(
 
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
+        .testTarget(
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate"], swiftSettings: strict),
         .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,132 @@
+public import HeartRate
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Plays a strap's Heart Rate Measurement notifications, one frame per call to `next(at:)`.
+///
+/// The realistic mode simulates beats, not numbers: the heart rate wanders around a base value
+/// (a mean-reverting random walk plus a slow swell, like easy intervals), every beat's length
+/// follows from the rate of the moment with a little beat-to-beat variability, and each
+/// notification carries the RR intervals of the beats that ended since the previous one, oldest
+/// first, as many as fit in the ATT payload. Energy expended grows with the effort, saturates at
+/// 0xFFFF and restarts from zero on a control-point reset.
+public struct HeartRateGenerator: Sendable {
+    public enum Source: Sendable, Equatable {
+        /// Simulated beats around `baseBPM`.
+        case realistic(baseBPM: Double, variability: Double)
+        /// The given values in turn, repeating.
+        case series([UInt16])
+        /// Raw frames in turn, repeating, sent as they are (malformed ones included).
+        case frames([[UInt8]])
+    }
+
+    public struct Options: Sendable, Equatable {
+        public var format: HeartRateMeasurement.ValueFormat = .uint8
+        public var includeRR = true
+        /// Energy expended at the start, in kJ; nil for none in the frames.
+        public var energyStart: UInt16? = nil
+        /// kJ per minute at 100 bpm; scales with the heart rate.
+        public var energyPerMinute: Double = 40
+        /// The most bytes one notification may carry (ATT MTU - 3): 20 at the default MTU.
+        public var maximumFrameLength = 20
+        public var seed: UInt64 = 1
+
+        public init() {}
+    }
+
+    public let source: Source
+    public let options: Options
+    public var contact: HeartRateMeasurement.SensorContact = .detected
+
+    private var random: SeededRandom
+    private var index = 0
+    private var lastTime: Double? = nil
+    private var bpm: Double
+    private var drift: Double = 0
+    /// The moment the last simulated beat ended, in seconds of scenario time.
+    private var lastBeat: Double? = nil
+    private var energy: Double
+    /// Beats that ended but did not fit in earlier frames, sent in later ones. Bounded, as a real
+    /// strap's buffer is: past `pendingLimit` the oldest are dropped.
+    private static let pendingLimit = 64
+    private var pendingRR: [UInt16] = []
+
+    public init(source: Source, options: Options = Options()) {
+        self.source = source
+        self.options = options
+        self.random = SeededRandom(seed: options.seed)
+        if case .realistic(let base, _) = source { bpm = base } else { bpm = 0 }
+        energy = Double(options.energyStart ?? 0)
+    }
+
+    /// Energy expended back to zero: the Heart Rate Control Point's only command.
+    public mutating func resetEnergyExpended() {
+        energy = 0
+    }
+
+    /// The frame to notify at scenario time `time` (seconds; calls come in increasing time).
+    public mutating func next(at time: Double) -> [UInt8] {
+        defer {
+            index += 1
+            lastTime = time
+        }
+        switch source {
+        case .frames(let frames):
+            return frames.isEmpty ? [] : frames[index % frames.count]
+        case .series(let values):
+            let value = values.isEmpty ? 0 : values[index % values.count]
+            advanceEnergy(to: time, bpm: Double(value))
+            return encode(bpm: value, rr: [])
+        case .realistic(let base, let variability):
+            let rr = simulateBeats(until: time, base: base, variability: variability)
+            advanceEnergy(to: time, bpm: bpm)
+            return encode(bpm: UInt16(max(bpm.rounded(), 0)), rr: rr)
+        }
+    }
+
+    private mutating func simulateBeats(until time: Double, base: Double, variability: Double) -> [UInt16] {
+        let previous = lastTime ?? (time - 1)
+        var beatTime = lastBeat ?? previous
+        let step = max(time - previous, 0)
+        // Mean-reverting walk with a slow swell of ±8 % over about three minutes.
+        drift += (-drift * 0.1 + random.gaussian() * variability * 0.3) * step
+        let swell = base * 0.08 * sin(2 * .pi * time / 180)
+        bpm = min(max(base + swell + drift, 30), 240)
+        while true {
+            let nominal = 60 / bpm
+            let jitter = 1 + random.gaussian() * 0.02 * max(variability, 0) / 4
+            let interval = min(max(nominal * jitter, 0.25), 2.0)
+            if beatTime + interval > time { break }
+            beatTime += interval
+            pendingRR.append(UInt16(min((interval * 1024).rounded(), 65535)))
+            if pendingRR.count > Self.pendingLimit { pendingRR.removeFirst() }
+        }
+        lastBeat = beatTime
+        return pendingRR
+    }
+
+    private mutating func advanceEnergy(to time: Double, bpm: Double) {
+        guard options.energyStart != nil else { return }
+        let minutes = max(time - (lastTime ?? time), 0) / 60
+        energy = min(energy + options.energyPerMinute * minutes * bpm / 100, Double(UInt16.max))
+    }
+
+    private mutating func encode(bpm: UInt16, rr: [UInt16]) -> [UInt8] {
+        let energyValue = options.energyStart == nil ? nil : UInt16(energy)
+        let fixed = 1 + (options.format == .uint16 ? 2 : 1) + (energyValue == nil ? 0 : 2)
+        let room = max((options.maximumFrameLength - fixed) / 2, 0)
+        let sent = options.includeRR ? Array(pendingRR.prefix(room)) : []
+        pendingRR.removeFirst(options.includeRR ? sent.count : pendingRR.count)
+        let value = options.format == .uint8 ? min(bpm, 255) : bpm
+        let measurement = try? HeartRateMeasurement(
+            heartRate: value, format: options.format, sensorContact: contact,
+            energyExpended: energyValue, rrIntervals: RRIntervals(ticks: sent))
+        return measurement?.encoded() ?? []
+    }
+}

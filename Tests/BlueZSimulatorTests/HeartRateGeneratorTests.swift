@@ -1,0 +1,92 @@
+import HeartRate
+import Testing
+
+@testable import BlueZSimulator
+
+@Suite struct HeartRateGeneratorTests {
+    /// Ten minutes at 1 Hz: every frame decodes, values stay plausible, and the RR intervals add
+    /// up to the time that passed (every beat is reported once, none invented).
+    @Test func realisticStreamIsConsistent() throws {
+        var generator = HeartRateGenerator(source: .realistic(baseBPM: 72, variability: 4))
+        var totalRR = 0.0
+        var bpms: [UInt16] = []
+        for second in 1...600 {
+            let m = try HeartRateMeasurement(decoding: generator.next(at: Double(second)))
+            #expect(m.sensorContact == .detected)
+            #expect(m.valueFormat == .uint8)
+            bpms.append(m.heartRate)
+            for interval in m.rrIntervals {
+                #expect(interval.milliseconds > 250 && interval.milliseconds < 2000)
+                totalRR += interval.seconds
+            }
+        }
+        #expect(bpms.allSatisfy { $0 >= 50 && $0 <= 100 })
+        #expect(Set(bpms).count > 5, "the heart rate varies")
+        #expect(abs(totalRR - 600) < 2.5, "RR intervals cover the elapsed time: \(totalRR)")
+    }
+
+    @Test func sameSeedSameStream() {
+        var a = HeartRateGenerator(source: .realistic(baseBPM: 120, variability: 6))
+        var b = HeartRateGenerator(source: .realistic(baseBPM: 120, variability: 6))
+        for t in 1...50 { #expect(a.next(at: Double(t)) == b.next(at: Double(t))) }
+    }
+
+    @Test func framesFitTheATTPayload() throws {
+        var options = HeartRateGenerator.Options()
+        options.format = .uint16
+        options.energyStart = 0
+        // 4 Hz notifications at a high rate still fit: extra beats wait for the next frame.
+        var generator = HeartRateGenerator(source: .realistic(baseBPM: 200, variability: 2), options: options)
+        var total = 0.0
+        for step in 1...400 {
+            let frame = generator.next(at: Double(step) * 5)  // a frame every 5 s: ~17 beats each
+            #expect(frame.count <= 20)
+            let m = try HeartRateMeasurement(decoding: frame)
+            #expect(m.rrIntervals.count <= 7)
+            total += m.rrIntervals.reduce(0) { $0 + $1.seconds }
+        }
+        #expect(total > 0)
+    }
+
+    @Test func energyGrowsSaturatesAndResets() throws {
+        var options = HeartRateGenerator.Options()
+        options.energyStart = 65_500
+        options.energyPerMinute = 600
+        var generator = HeartRateGenerator(source: .series([100]), options: options)
+        var last: UInt16 = 0
+        for t in 1...30 {
+            let m = try HeartRateMeasurement(decoding: generator.next(at: Double(t)))
+            let energy = try #require(m.energyExpended)
+            #expect(energy >= last)
+            last = energy
+        }
+        #expect(last == 0xFFFF, "saturates")
+        generator.resetEnergyExpended()
+        let after = try HeartRateMeasurement(decoding: generator.next(at: 31))
+        #expect(try #require(after.energyExpended) < 100)
+    }
+
+    @Test func seriesAndRawFramesRepeat() throws {
+        var series = HeartRateGenerator(
+            source: .series([60, 300]),
+            options: {
+                var o = HeartRateGenerator.Options()
+                o.format = .uint16
+                return o
+            }())
+        #expect(try HeartRateMeasurement(decoding: series.next(at: 1)).heartRate == 60)
+        #expect(try HeartRateMeasurement(decoding: series.next(at: 2)).heartRate == 300)
+        #expect(try HeartRateMeasurement(decoding: series.next(at: 3)).heartRate == 60)
+
+        var raw = HeartRateGenerator(source: .frames([[0x16, 0x48, 0x4D, 0x03], [0x0E, 0x48, 0x01]]))
+        #expect(raw.next(at: 1) == [0x16, 0x48, 0x4D, 0x03])
+        #expect(raw.next(at: 2) == [0x0E, 0x48, 0x01])
+        #expect(raw.next(at: 3) == [0x16, 0x48, 0x4D, 0x03])
+    }
+
+    @Test func contactChanges() throws {
+        var generator = HeartRateGenerator(source: .series([70]))
+        generator.contact = .notDetected
+        #expect(try HeartRateMeasurement(decoding: generator.next(at: 1)).sensorContact == .notDetected)
+    }
+}
