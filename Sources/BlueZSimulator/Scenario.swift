@@ -1,0 +1,224 @@
+import FoundationEssentials
+
+/// What hrm-sim plays: adapters, devices and what happens to them over time.
+///
+/// Scenarios are JSON files (`Scenarios/*.json`, documented in `Scenarios/README.md`). Times are
+/// seconds since the simulator started serving. Every field but a device's address has a default,
+/// so a scenario says only what matters to it.
+public struct Scenario: Codable, Sendable, Equatable {
+    public var description: String = ""
+    /// bluetoothd's `[GATT] Cache`: `always` keeps GATT objects across a drop; `no` removes them
+    /// and creates them again on reconnect.
+    public var gattCache: GattCache = .always
+    public var adapters: [Adapter] = [Adapter()]
+    public var devices: [Device] = []
+    public var events: [Event] = []
+
+    public enum GattCache: String, Codable, Sendable {
+        case always
+        case no
+    }
+
+    public struct Adapter: Codable, Sendable, Equatable {
+        public var name: String = "hci0"
+        public var address: String = "00:AA:01:00:00:00"
+        public var alias: String? = nil
+        public var powered: Bool = true
+
+        public init() {}
+    }
+
+    public struct Device: Codable, Sendable, Equatable {
+        public var address: String
+        public var addressType: String = "random"
+        /// The adapter that sees it; the first one when absent.
+        public var adapter: String? = nil
+        /// The advertised name; absent means none (Alias is then the address with dashes).
+        public var name: String? = nil
+        /// Signal strength in dBm while discovering; absent means the controller reports none.
+        public var rssi: Int? = nil
+        public var txPower: Int? = nil
+        /// Advertised service UUIDs, short (`180d`) or long.
+        public var uuids: [String] = ["180d"]
+        /// Company identifier (decimal or `0x` hex) to payload (hex).
+        public var manufacturerData: [String: String] = [:]
+        public var appearance: Int? = nil
+        /// When it starts advertising, and when it stops (null: never).
+        public var appearAt: Double = 0
+        public var vanishAt: Double? = nil
+        /// Known to bluetoothd from an earlier session: in GetManagedObjects before any scan.
+        public var known: Bool = false
+        /// Body Sensor Location byte (0x2A38); null for a strap without the characteristic.
+        public var location: Int? = 1
+        /// Battery percent (0x180F and Battery1); null for none.
+        public var battery: Int? = 90
+        public var deviceInformation: DeviceInformation? = nil
+        public var heartRate: HeartRateStream = HeartRateStream()
+        /// The ATT MTU bluetoothd reports (and AcquireNotify returns).
+        public var mtu: Int = 517
+        /// Link drops: at `at`, for `for` seconds the strap cannot be reached.
+        public var drops: [Drop] = []
+        /// Errors the next Connect() calls fail with, one per call, in order.
+        public var connectFailures: [DBusFailure] = []
+
+        public init(address: String) {
+            self.address = address
+        }
+    }
+
+    public struct DeviceInformation: Codable, Sendable, Equatable {
+        public var manufacturer: String? = nil
+        public var model: String? = nil
+        public var serial: String? = nil
+        public var firmware: String? = nil
+    }
+
+    public struct HeartRateStream: Codable, Sendable, Equatable {
+        /// `realistic` (beats around `bpm`), `series` (`values` in turn) or `frames` (`frames`, raw hex).
+        public var mode: Mode = .realistic
+        public var bpm: Double = 72
+        public var variability: Double = 4
+        public var values: [Int] = []
+        public var frames: [String] = []
+        /// Seconds between notifications.
+        public var interval: Double = 1
+        public var format: String = "uint8"
+        public var rr: Bool = true
+        /// Energy expended at the start in kJ; null for frames without it.
+        public var energyStart: Int? = nil
+        public var energyPerMinute: Double = 40
+        public var contact: String = "detected"
+        public var contactChanges: [ContactChange] = []
+        public var seed: UInt64 = 1
+
+        public enum Mode: String, Codable, Sendable {
+            case realistic, series, frames
+        }
+
+        public init() {}
+    }
+
+    public struct ContactChange: Codable, Sendable, Equatable {
+        public var at: Double
+        public var contact: String
+    }
+
+    public struct Drop: Codable, Sendable, Equatable {
+        public var at: Double
+        public var `for`: Double
+    }
+
+    public struct DBusFailure: Codable, Sendable, Equatable {
+        public var error: String
+        public var message: String = ""
+    }
+
+    public struct Event: Codable, Sendable, Equatable {
+        public var at: Double
+        /// `adapter-power` (with `adapter`, `powered`) or `bluetoothd-restart` (with `downFor`).
+        public var type: String
+        public var adapter: String? = nil
+        public var powered: Bool? = nil
+        public var downFor: Double? = nil
+    }
+
+    public init() {}
+}
+
+// Lenient decoding: every field may be left out and takes its default.
+extension Scenario {
+    private enum CodingKeys: String, CodingKey {
+        case description, gattCache, adapters, devices, events
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        description = try c.decodeIfPresent(String.self, forKey: .description) ?? ""
+        gattCache = try c.decodeIfPresent(GattCache.self, forKey: .gattCache) ?? .always
+        adapters = try c.decodeIfPresent([Adapter].self, forKey: .adapters) ?? [Adapter()]
+        devices = try c.decodeIfPresent([Device].self, forKey: .devices) ?? []
+        events = try c.decodeIfPresent([Event].self, forKey: .events) ?? []
+    }
+}
+
+extension Scenario.Adapter {
+    private enum CodingKeys: String, CodingKey { case name, address, alias, powered }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decodeIfPresent(String.self, forKey: .name) ?? "hci0"
+        address = try c.decodeIfPresent(String.self, forKey: .address) ?? "00:AA:01:00:00:00"
+        alias = try c.decodeIfPresent(String.self, forKey: .alias)
+        powered = try c.decodeIfPresent(Bool.self, forKey: .powered) ?? true
+    }
+}
+
+extension Scenario.Device {
+    private enum CodingKeys: String, CodingKey {
+        case address, addressType, adapter, name, rssi, txPower, uuids, manufacturerData, appearance
+        case appearAt, vanishAt, known, location, battery, deviceInformation, heartRate, mtu, drops
+        case connectFailures
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var d = Scenario.Device(address: try c.decode(String.self, forKey: .address))
+        d.addressType = try c.decodeIfPresent(String.self, forKey: .addressType) ?? d.addressType
+        d.adapter = try c.decodeIfPresent(String.self, forKey: .adapter)
+        d.name = try c.decodeIfPresent(String.self, forKey: .name)
+        d.rssi = try c.decodeIfPresent(Int.self, forKey: .rssi)
+        d.txPower = try c.decodeIfPresent(Int.self, forKey: .txPower)
+        d.uuids = try c.decodeIfPresent([String].self, forKey: .uuids) ?? d.uuids
+        d.manufacturerData = try c.decodeIfPresent([String: String].self, forKey: .manufacturerData) ?? [:]
+        d.appearance = try c.decodeIfPresent(Int.self, forKey: .appearance)
+        d.appearAt = try c.decodeIfPresent(Double.self, forKey: .appearAt) ?? 0
+        d.vanishAt = try c.decodeIfPresent(Double.self, forKey: .vanishAt)
+        d.known = try c.decodeIfPresent(Bool.self, forKey: .known) ?? false
+        // `"location": null` means no 0x2A38; a missing key means the default (chest).
+        d.location = c.contains(.location) ? try c.decodeIfPresent(Int.self, forKey: .location) : d.location
+        d.battery = c.contains(.battery) ? try c.decodeIfPresent(Int.self, forKey: .battery) : d.battery
+        d.deviceInformation = try c.decodeIfPresent(
+            Scenario.DeviceInformation.self, forKey: .deviceInformation)
+        d.heartRate = try c.decodeIfPresent(Scenario.HeartRateStream.self, forKey: .heartRate) ?? d.heartRate
+        d.mtu = try c.decodeIfPresent(Int.self, forKey: .mtu) ?? d.mtu
+        d.drops = try c.decodeIfPresent([Scenario.Drop].self, forKey: .drops) ?? []
+        d.connectFailures = try c.decodeIfPresent([Scenario.DBusFailure].self, forKey: .connectFailures) ?? []
+        self = d
+    }
+}
+
+extension Scenario.HeartRateStream {
+    private enum CodingKeys: String, CodingKey {
+        case mode, bpm, variability, values, frames, interval, format, rr, energyStart, energyPerMinute
+        case contact, contactChanges, seed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var s = Scenario.HeartRateStream()
+        s.mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? s.mode
+        s.bpm = try c.decodeIfPresent(Double.self, forKey: .bpm) ?? s.bpm
+        s.variability = try c.decodeIfPresent(Double.self, forKey: .variability) ?? s.variability
+        s.values = try c.decodeIfPresent([Int].self, forKey: .values) ?? []
+        s.frames = try c.decodeIfPresent([String].self, forKey: .frames) ?? []
+        s.interval = try c.decodeIfPresent(Double.self, forKey: .interval) ?? s.interval
+        s.format = try c.decodeIfPresent(String.self, forKey: .format) ?? s.format
+        s.rr = try c.decodeIfPresent(Bool.self, forKey: .rr) ?? s.rr
+        s.energyStart = try c.decodeIfPresent(Int.self, forKey: .energyStart)
+        s.energyPerMinute = try c.decodeIfPresent(Double.self, forKey: .energyPerMinute) ?? s.energyPerMinute
+        s.contact = try c.decodeIfPresent(String.self, forKey: .contact) ?? s.contact
+        s.contactChanges = try c.decodeIfPresent([Scenario.ContactChange].self, forKey: .contactChanges) ?? []
+        s.seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? s.seed
+        self = s
+    }
+}
+
+extension Scenario.DBusFailure {
+    private enum CodingKeys: String, CodingKey { case error, message }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        error = try c.decode(String.self, forKey: .error)
+        message = try c.decodeIfPresent(String.self, forKey: .message) ?? ""
+    }
+}
