@@ -1,0 +1,99 @@
+import HeartRate
+
+/// One thing `scan` or `watch` reports. Logic produces these; renderers turn them into lines.
+struct MonitorEvent: Sendable {
+    enum State: String, Sendable {
+        case scanning, connecting, connected, disconnected, reconnecting, stopped
+    }
+
+    enum Kind: Sendable {
+        /// A heart-rate monitor (or, with `--all`, any device) seen by a scan.
+        case device(name: String?, rssi: Int?, services: [String], connected: Bool)
+        case status(State, detail: String?)
+        /// What hrm learnt once connected. `location` is nil when the strap has no 0x2A38.
+        case info(
+            name: String?, location: BodySensorLocation?, battery: Int?, manufacturer: String?, model: String?
+        )
+        case measurement(HeartRateMeasurement)
+        case battery(percent: Int)
+        /// A stable `code`, a message for people, and the payload's hex for a malformed frame.
+        case error(code: String, message: String, hex: String?)
+    }
+
+    let time: Timestamp
+    /// The device's address, upper case with colons, where the event concerns one.
+    let device: String?
+    let kind: Kind
+
+    init(time: Timestamp = .now(), device: String?, kind: Kind) {
+        self.time = time
+        self.device = device
+        self.kind = kind
+    }
+}
+
+/// The JSON-lines contract (README, "JSON lines"): `type`, `time`, `device`, then the fields.
+enum MonitorEventJSON {
+    static func line(_ event: MonitorEvent) -> String {
+        var json = JSONLine(type: typeName(event.kind))
+        json.add("time", event.time.description)
+        if let device = event.device { json.add("device", device) }
+        switch event.kind {
+        case .device(let name, let rssi, let services, let connected):
+            json.add("address", event.device)
+            json.add("name", name)
+            json.add("rssi", rssi)
+            json.add("services", services)
+            json.add("connected", connected)
+        case .status(let state, let detail):
+            json.add("state", state.rawValue)
+            if let detail { json.add("detail", detail) }
+        case .info(let name, let location, let battery, let manufacturer, let model):
+            json.add("name", name)
+            json.add("location", location?.identifier)
+            json.add("battery", battery)
+            json.add("manufacturer", manufacturer)
+            json.add("model", model)
+        case .measurement(let m):
+            MeasurementRendering.addFields(of: m, to: &json)
+        case .battery(let percent):
+            json.add("percent", percent)
+        case .error(let code, let message, let hex):
+            json.add("code", code)
+            json.add("message", message)
+            if let hex { json.add("hex", hex) }
+        }
+        return json.line
+    }
+
+    static func typeName(_ kind: MonitorEvent.Kind) -> String {
+        switch kind {
+        case .device: "device"
+        case .status: "status"
+        case .info: "info"
+        case .measurement: "measurement"
+        case .battery: "battery"
+        case .error: "error"
+        }
+    }
+}
+
+/// `--csv`: a header, then one row per measurement. Lists are space-separated inside a field.
+enum MeasurementCSV {
+    static let header = "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format"
+
+    /// The row for a measurement event; nil for every other kind.
+    static func row(_ event: MonitorEvent) -> String? {
+        guard case .measurement(let m) = event.kind else { return nil }
+        return [
+            event.time.description,
+            event.device ?? "",
+            String(m.heartRate),
+            m.sensorContact.identifier,
+            m.energyExpended.map { String($0) } ?? "",
+            m.rrIntervals.map { String($0.ticks) }.joined(separator: " "),
+            m.rrIntervals.map { MeasurementRendering.milliseconds($0.milliseconds) }.joined(separator: " "),
+            m.valueFormat.rawValue,
+        ].joined(separator: ",")
+    }
+}

@@ -1,0 +1,58 @@
+import HeartRate
+import Testing
+
+@testable import HRMCLI
+
+@Suite struct MonitorEventTests {
+    let time = Timestamp(millisecondsSinceEpoch: 1_795_335_429_123)
+    let address = "D2:4B:7E:10:20:30"
+
+    @Test func measurementLine() throws {
+        let m = try HeartRateMeasurement(decoding: [0x16, 0x48, 0x4D, 0x03])
+        let line = MonitorEventJSON.line(MonitorEvent(time: time, device: address, kind: .measurement(m)))
+        #expect(
+            line
+                == #"{"type":"measurement","time":"2026-11-22T08:17:09.123Z","device":"D2:4B:7E:10:20:30","bpm":72,"contact":"detected","energy_kj":null,"rr_1024":[845],"rr_ms":[825.1953125],"format":"uint8"}"#
+        )
+    }
+
+    @Test func deviceLine() {
+        let event = MonitorEvent(
+            time: time, device: address,
+            kind: .device(name: nil, rssi: nil, services: ["180d"], connected: false))
+        #expect(
+            MonitorEventJSON.line(event)
+                == #"{"type":"device","time":"2026-11-22T08:17:09.123Z","device":"D2:4B:7E:10:20:30","address":"D2:4B:7E:10:20:30","name":null,"rssi":null,"services":["180d"],"connected":false}"#
+        )
+    }
+
+    @Test func infoStatusBatteryError() {
+        let info = MonitorEvent(
+            time: time, device: address,
+            kind: .info(name: "H10", location: .reserved(9), battery: 87, manufacturer: nil, model: "H10"))
+        #expect(
+            MonitorEventJSON.line(info).hasSuffix(
+                #""name":"H10","location":"reserved(9)","battery":87,"manufacturer":null,"model":"H10"}"#))
+        let status = MonitorEvent(time: time, device: nil, kind: .status(.reconnecting, detail: nil))
+        #expect(
+            MonitorEventJSON.line(status)
+                == #"{"type":"status","time":"2026-11-22T08:17:09.123Z","state":"reconnecting"}"#)
+        let battery = MonitorEvent(time: time, device: address, kind: .battery(percent: 86))
+        #expect(MonitorEventJSON.line(battery).hasSuffix(#""percent":86}"#))
+        let error = MonitorEvent(
+            time: time, device: address, kind: .error(code: "truncated_energy", message: "m", hex: "0e4801"))
+        #expect(
+            MonitorEventJSON.line(error).hasSuffix(
+                #""code":"truncated_energy","message":"m","hex":"0e4801"}"#))
+    }
+
+    @Test func csvRow() throws {
+        let m = try HeartRateMeasurement(decoding: [0x19, 0x2C, 0x01, 0x05, 0x00, 0x00, 0x04, 0x4D, 0x03])
+        let row = MeasurementCSV.row(MonitorEvent(time: time, device: address, kind: .measurement(m)))
+        #expect(
+            row
+                == "2026-11-22T08:17:09.123Z,D2:4B:7E:10:20:30,300,unsupported,5,1024 845,1000 825.1953125,uint16"
+        )
+        #expect(MeasurementCSV.row(MonitorEvent(time: time, device: nil, kind: .battery(percent: 1))) == nil)
+    }
+}
