@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "BlueZ", swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
-        .target(name: "BlueZSimulator", dependencies: ["HeartRate"], swiftSettings: strict),
+        .target(name: "BlueZSimulator", dependencies: ["BlueZ", "HeartRate"], swiftSettings: strict),
 
         // The command-line interface: commands, input parsing and rendering.
         .target(

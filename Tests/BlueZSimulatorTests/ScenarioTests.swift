@@ -1,5 +1,6 @@
 import BlueZSimulator
 import Foundation
+import HeartRate
 import Testing
 
 @Suite struct ScenarioTests {
@@ -39,5 +40,59 @@ import Testing
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Scenario.self, from: Data(#"{"devices":[{"name":"x"}]}"#.utf8))
         }
+    }
+}
+
+@Suite struct ScenarioValidationTests {
+    @Test func shippedScenariosAreValid() throws {
+        let directory = ScenarioTests.root.appendingPathComponent("Scenarios")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".json")
+        }
+        #expect(files.contains("basic.json"))
+        for file in files {
+            let data = try Data(contentsOf: directory.appendingPathComponent(file))
+            let scenario = try JSONDecoder().decode(Scenario.self, from: data)
+            try scenario.validate()
+        }
+    }
+
+    @Test func everyProblemIsReportedWithItsPath() throws {
+        let json = #"""
+            {"adapters":[{"name":"hci0"},{"name":"hci0","address":"nope"}],
+             "devices":[{"address":"AA:BB:CC:DD:EE:FG","adapter":"hci9","uuids":["18x"],"mtu":5,
+                         "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"}}],
+             "events":[{"at":1,"type":"explode"}]}
+            """#
+        let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        do {
+            try scenario.validate()
+            Issue.record("validation passed")
+        } catch {
+            let text = error.description
+            for expected in [
+                "adapters[1].name: 'hci0' appears twice", "adapters[1].address: 'nope'",
+                "devices[0].address: 'AA:BB:CC:DD:EE:FG'", "devices[0].adapter: no adapter named 'hci9'",
+                "devices[0].uuids[0]", "devices[0].mtu: 5", "devices[0].heartRate.frames[0]",
+                "devices[0].heartRate.format", "devices[0].heartRate.contact: 'maybe'",
+                "events[0].type: 'explode'",
+            ] {
+                #expect(text.contains(expected), "\(expected) in \(text)")
+            }
+        }
+    }
+
+    @Test func generatorFromStream() throws {
+        var stream = Scenario.HeartRateStream()
+        stream.mode = .series
+        stream.values = [300]
+        stream.format = "uint16"
+        stream.energyStart = 10
+        stream.contact = "not_detected"
+        var generator = HeartRateGenerator(stream: stream, maximumFrameLength: 20)
+        let m = try HeartRateMeasurement(decoding: generator.next(at: 1))
+        #expect(m.heartRate == 300)
+        #expect(m.energyExpended == 10)
+        #expect(m.sensorContact == .notDetected)
     }
 }

@@ -1,0 +1,191 @@
+import BlueZ
+import HeartRate
+
+/// What is wrong with a scenario, each problem with the JSON path of the field.
+public struct ScenarioError: Error, Sendable, CustomStringConvertible {
+    public let problems: [String]
+
+    public var description: String {
+        "invalid scenario:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}
+
+extension Scenario {
+    /// Checks everything the simulator will rely on, and reports every problem at once.
+    public func validate() throws(ScenarioError) {
+        var problems: [String] = []
+        func check(_ condition: Bool, _ problem: @autoclosure () -> String) {
+            if !condition { problems.append(problem()) }
+        }
+
+        check(!adapters.isEmpty || devices.isEmpty, "devices: there are devices but no adapter to see them")
+        var adapterNames = Set<String>()
+        for (i, adapter) in adapters.enumerated() {
+            let path = "adapters[\(i)]"
+            check(Self.isAdapterName(adapter.name), "\(path).name: '\(adapter.name)' is not like hci0")
+            check(adapterNames.insert(adapter.name).inserted, "\(path).name: '\(adapter.name)' appears twice")
+            check(
+                BluetoothAddress(adapter.address) != nil,
+                "\(path).address: '\(adapter.address)' is not AA:BB:CC:DD:EE:FF")
+        }
+
+        var addresses = Set<String>()
+        for (i, device) in devices.enumerated() {
+            let path = "devices[\(i)]"
+            let address = BluetoothAddress(device.address)
+            check(address != nil, "\(path).address: '\(device.address)' is not AA:BB:CC:DD:EE:FF")
+            if let address {
+                check(
+                    addresses.insert(address.description + (device.adapter ?? "")).inserted,
+                    "\(path).address: \(address) appears twice on one adapter")
+            }
+            check(
+                ["public", "random"].contains(device.addressType), "\(path).addressType: 'public' or 'random'"
+            )
+            if let adapter = device.adapter {
+                check(adapterNames.contains(adapter), "\(path).adapter: no adapter named '\(adapter)'")
+            }
+            for (j, uuid) in device.uuids.enumerated() {
+                check(BluetoothUUID(uuid) != nil, "\(path).uuids[\(j)]: '\(uuid)' is not a UUID")
+            }
+            for (company, payload) in device.manufacturerData {
+                check(
+                    Self.companyID(company) != nil,
+                    "\(path).manufacturerData: '\(company)' is not a company id (0-65535)")
+                check(
+                    Self.bytes(hex: payload) != nil,
+                    "\(path).manufacturerData[\(company)]: '\(payload)' is not hex")
+            }
+            if let rssi = device.rssi {
+                check((-127...127).contains(rssi), "\(path).rssi: \(rssi) is not a dBm value")
+            }
+            if let location = device.location {
+                check((0...255).contains(location), "\(path).location: 0-255")
+            }
+            if let battery = device.battery {
+                check((0...255).contains(battery), "\(path).battery: 0-255 (above 100 is a broken sensor)")
+            }
+            check((23...517).contains(device.mtu), "\(path).mtu: \(device.mtu) is outside 23-517")
+            if let vanish = device.vanishAt {
+                check(vanish > device.appearAt, "\(path).vanishAt: before appearAt")
+            }
+            for (j, drop) in device.drops.enumerated() {
+                check(drop.at >= 0 && drop.for > 0, "\(path).drops[\(j)]: needs at >= 0 and for > 0")
+            }
+            for (j, failure) in device.connectFailures.enumerated() {
+                check(
+                    failure.error.split(separator: ".").count >= 2,
+                    "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name")
+            }
+            problems += device.heartRate.problems(at: "\(path).heartRate")
+        }
+
+        for (i, event) in events.enumerated() {
+            let path = "events[\(i)]"
+            check(event.at >= 0, "\(path).at: negative")
+            switch event.type {
+            case "adapter-power":
+                check(event.powered != nil, "\(path): adapter-power needs 'powered'")
+                if let adapter = event.adapter {
+                    check(adapterNames.contains(adapter), "\(path).adapter: no adapter named '\(adapter)'")
+                }
+            case "bluetoothd-restart":
+                check((event.downFor ?? 1) >= 0, "\(path).downFor: negative")
+            default:
+                problems.append("\(path).type: '\(event.type)' is not adapter-power or bluetoothd-restart")
+            }
+        }
+        if !problems.isEmpty { throw ScenarioError(problems: problems) }
+    }
+
+    static func isAdapterName(_ name: String) -> Bool {
+        name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy(\.isWholeNumber)
+    }
+
+    /// `107`, `0x006b`: a company identifier.
+    static func companyID(_ text: String) -> UInt16? {
+        text.hasPrefix("0x") || text.hasPrefix("0X") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text)
+    }
+
+    /// Plain hex (`0e4801`), as scenario files write payloads.
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i < digits.count {
+            guard let pair = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(pair)
+            i += 2
+        }
+        return bytes
+    }
+}
+
+extension Scenario.HeartRateStream {
+    func problems(at path: String) -> [String] {
+        var problems: [String] = []
+        if interval <= 0 { problems.append("\(path).interval: must be above 0 seconds") }
+        if !["uint8", "uint16"].contains(format) { problems.append("\(path).format: 'uint8' or 'uint16'") }
+        if Self.contact(contact) == nil {
+            problems.append("\(path).contact: '\(contact)' is not detected, not_detected or unsupported")
+        }
+        for (i, change) in contactChanges.enumerated() where Self.contact(change.contact) == nil {
+            problems.append(
+                "\(path).contactChanges[\(i)].contact: '\(change.contact)' is not detected, not_detected or unsupported"
+            )
+        }
+        if let energyStart, !(0...65535).contains(energyStart) {
+            problems.append("\(path).energyStart: 0-65535")
+        }
+        switch mode {
+        case .realistic:
+            if !(30...240).contains(bpm) { problems.append("\(path).bpm: \(bpm) is outside 30-240") }
+        case .series:
+            if values.isEmpty { problems.append("\(path).values: a series needs at least one value") }
+            for (i, value) in values.enumerated()
+            where !(0...65535).contains(value) || (format == "uint8" && value > 255) {
+                problems.append("\(path).values[\(i)]: \(value) does not fit in \(format)")
+            }
+        case .frames:
+            if frames.isEmpty { problems.append("\(path).frames: needs at least one frame") }
+            for (i, frame) in frames.enumerated() where Scenario.bytes(hex: frame) == nil {
+                problems.append("\(path).frames[\(i)]: '\(frame)' is not hex")
+            }
+        }
+        return problems
+    }
+
+    static func contact(_ text: String) -> HeartRateMeasurement.SensorContact? {
+        switch text {
+        case "detected": .detected
+        case "not_detected": .notDetected
+        case "unsupported": .unsupported
+        default: nil
+        }
+    }
+}
+
+extension HeartRateGenerator {
+    /// The generator a scenario's stream describes (validate the scenario first).
+    public init(stream: Scenario.HeartRateStream, maximumFrameLength: Int) {
+        var options = Options()
+        options.format = stream.format == "uint16" ? .uint16 : .uint8
+        options.includeRR = stream.rr
+        options.energyStart = stream.energyStart.map { UInt16(clamping: $0) }
+        options.energyPerMinute = stream.energyPerMinute
+        options.maximumFrameLength = maximumFrameLength
+        options.seed = stream.seed
+        let source: Source =
+            switch stream.mode {
+            case .realistic: .realistic(baseBPM: stream.bpm, variability: stream.variability)
+            case .series: .series(stream.values.map { UInt16(clamping: $0) })
+            case .frames: .frames(stream.frames.compactMap { Scenario.bytes(hex: $0) })
+            }
+        self.init(source: source, options: options)
+        contact = Scenario.HeartRateStream.contact(stream.contact) ?? .detected
+    }
+}
