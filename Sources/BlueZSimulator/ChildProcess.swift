@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A child process started with posix_spawn, with every signal unblocked and at its default.
+///
+/// Foundation's `Process` passes on the spawning thread's signal mask, and libdispatch's worker
+/// threads block nearly every signal: a dbus-daemon or a COMMAND started from one of them would
+/// ignore SIGTERM and SIGINT, so it could neither be stopped nor get a forwarded Ctrl-C.
+public final class ChildProcess: @unchecked Sendable {
+    public struct SpawnError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let pid: Int32
+    // Guarded by `lock`: the exit status once reaped.
+    private var reaped: Int32?
+    private let lock = Mutex()
+
+    /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
+    /// `environment` replaces the whole environment when given. `stdoutFD`, when given, becomes
+    /// the child's standard output.
+    public init(
+        executable: String, arguments: [String], environment: [String]? = nil, stdoutFD: Int32? = nil
+    ) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let stdoutFD { posix_spawn_file_actions_adddup2(&actions, stdoutFD, STDOUT_FILENO) }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let envStrings = environment?.map { strdup($0) }
+        defer { envStrings?.forEach { free($0) } }
+        var pid: Int32 = 0
+        let status: Int32
+        if let envStrings {
+            let envp = envStrings + [nil]
+            status = posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
+        } else {
+            status = posix_spawnp(&pid, executable, &actions, &attributes, argv, environ)
+        }
+        guard status == 0 else {
+            throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+    }
+
+    /// Sends `signal` to the child, unless it has been reaped already.
+    public func send(_ signal: Int32) {
+        lock.withLock { if reaped == nil { kill(pid, signal) } }
+    }
+
+    /// The exit status if the child has ended (reaping it), else nil. Never blocks.
+    public func poll() -> Int32? {
+        lock.withLock {
+            if let reaped { return reaped }
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { reaped = Self.exitCode(status) }
+            return reaped
+        }
+    }
+
+    /// Waits for the child to end, at most `timeout`; nil when it is still running then.
+    public func wait(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        var delay = Duration.milliseconds(1)
+        while true {
+            if let status = poll() { return status }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .milliseconds(50))
+        }
+    }
+
+    /// Blocks until the child ends; for teardown paths that cannot be async.
+    public func waitBlocking(timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let status = poll() { return status }
+            if ContinuousClock.now >= deadline { return nil }
+            usleep(2000)
+        }
+    }
+
+    /// SIGTERM, then SIGKILL if the child is still there after `grace`.
+    public func terminate(grace: Duration = .seconds(2)) {
+        send(SIGTERM)
+        if waitBlocking(timeout: grace) == nil {
+            send(SIGKILL)
+            _ = waitBlocking(timeout: .seconds(5))
+        }
+    }
+
+    /// The shell's convention: the exit code, or 128 + the signal that ended the process.
+    static func exitCode(_ status: Int32) -> Int32 {
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+}
+
+/// A small pthread mutex (Synchronization's Mutex needs newer platforms on Apple systems).
+final class Mutex: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}
