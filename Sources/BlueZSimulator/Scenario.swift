@@ -10,6 +10,11 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// bluetoothd's `[GATT] Cache`: `always` keeps GATT objects across a drop; `no` removes them
     /// and creates them again on reconnect.
     public var gattCache: GattCache = .always
+    /// The private bus's policy: `deny-bluez` makes every call to org.bluez fail with AccessDenied,
+    /// as for a user outside the `bluetooth` group.
+    public var busPolicy: String = "open"
+    /// When false, org.bluez is never served: bluetoothd is not running.
+    public var bluetoothd: Bool = true
     public var adapters: [Adapter] = [Adapter()]
     public var devices: [Device] = []
     public var events: [Event] = []
@@ -128,13 +133,15 @@ public struct Scenario: Codable, Sendable, Equatable {
 // Lenient decoding: every field may be left out and takes its default.
 extension Scenario {
     private enum CodingKeys: String, CodingKey {
-        case description, gattCache, adapters, devices, events
+        case description, gattCache, busPolicy, bluetoothd, adapters, devices, events
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         description = try c.decodeIfPresent(String.self, forKey: .description) ?? ""
         gattCache = try c.decodeIfPresent(GattCache.self, forKey: .gattCache) ?? .always
+        busPolicy = try c.decodeIfPresent(String.self, forKey: .busPolicy) ?? "open"
+        bluetoothd = try c.decodeIfPresent(Bool.self, forKey: .bluetoothd) ?? true
         adapters = try c.decodeIfPresent([Adapter].self, forKey: .adapters) ?? [Adapter()]
         devices = try c.decodeIfPresent([Device].self, forKey: .devices) ?? []
         events = try c.decodeIfPresent([Event].self, forKey: .events) ?? []

@@ -18,6 +18,7 @@ extension Scenario {
             if !condition { problems.append(problem()) }
         }
 
+        check(["open", "deny-bluez"].contains(busPolicy), "busPolicy: 'open' or 'deny-bluez'")
         check(!adapters.isEmpty || devices.isEmpty, "devices: there are devices but no adapter to see them")
         var adapterNames = Set<String>()
         for (i, adapter) in adapters.enumerated() {

@@ -96,3 +96,42 @@ import Testing
         #expect(m.sensorContact == .notDetected)
     }
 }
+
+@Suite struct ScenarioCatalogTests {
+    @Test func shippedScenariosLoadByName() throws {
+        let names = ScenarioCatalog.names()
+        for expected in [
+            "basic", "two-straps", "uint16-energy", "drops", "drops-nocache", "malformed", "adapter-off",
+            "no-adapter", "no-bluetoothd", "access-denied", "connect-abort", "power-cycle", "lab",
+        ] {
+            #expect(names.contains(expected), "\(expected) in \(names)")
+        }
+        for name in names {
+            _ = try ScenarioCatalog.load(name)
+        }
+        #expect(try ScenarioCatalog.load("drops-nocache").gattCache == .no)
+        #expect(try ScenarioCatalog.load("access-denied").busPolicy == "deny-bluez")
+    }
+
+    @Test func unknownNameListsTheShippedOnes() {
+        do {
+            _ = try ScenarioCatalog.load("nope")
+            Issue.record("loaded")
+        } catch {
+            #expect("\(error)".contains("no scenario named 'nope'; shipped: "))
+            #expect("\(error)".contains("basic"))
+        }
+    }
+
+    @Test func badFilesSayWhere() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bad-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"devices":[{"address":"AA:BB:CC:DD:EE:FF","rssi":"loud"}]}"#.utf8).write(to: file)
+        #expect(throws: ScenarioCatalog.LoadError.self) { try ScenarioCatalog.load(file.path) }
+        do { _ = try ScenarioCatalog.load(file.path) } catch {
+            #expect("\(error)".contains("devices[0].rssi: expected"), "\(error)")
+        }
+        #expect(throws: ScenarioCatalog.LoadError.self) { try ScenarioCatalog.load("/nonexistent/x.json") }
+    }
+}
