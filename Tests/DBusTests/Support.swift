@@ -8,7 +8,8 @@ import Testing
 final class TestBus: Sendable {
     let address: String
     let directory: URL
-    private let process: Process
+    private let pid: pid_t
+    private let stopped = Mutex(false)
 
     init() throws {
         let directory = FileManager.default.temporaryDirectory
@@ -30,41 +31,69 @@ final class TestBus: Sendable {
             """
         let configURL = directory.appendingPathComponent("bus.conf")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=\(configURL.path)", "--nofork", "--print-address=1", "--nopidfile"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        // The daemon prints its address once it is listening.
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+        // posix_spawn rather than Foundation.Process: Process.waitUntilExit can hang off the main thread.
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw DBusError(.connectionFailed, "pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        let argv = [
+            "/usr/bin/dbus-daemon", "--config-file=\(configURL.path)", "--nofork", "--print-address=1", "--nopidfile",
+        ]
+        var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) } }
+        // Threads of the test runner block signals; the daemon must not inherit that mask.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, environ)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            throw DBusError(.connectionFailed, "cannot start dbus-daemon: \(rc)")
         }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The daemon prints its address once it is listening.
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(fds[0], &byte, 1) == 1 && byte != 0x0A { line.append(byte) }
+        close(fds[0])
+        let text = String(decoding: line, as: UTF8.self)
         guard !text.isEmpty else {
-            process.terminate()
+            Foundation.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
             throw DBusError(.connectionFailed, "dbus-daemon did not start")
         }
         self.address = text
         self.directory = directory
-        self.process = process
+        self.pid = pid
     }
 
     /// Kills the daemon at once (SIGKILL), as if the bus went away.
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        stop(SIGKILL)
+    }
+
+    private func stop(_ signal: Int32) {
+        let alive = stopped.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard alive else { return }
+        Foundation.kill(pid, signal)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        stop(SIGTERM)
         try? FileManager.default.removeItem(at: directory)
     }
 
