@@ -22,6 +22,8 @@ final class TestBus: Sendable {
               <type>session</type>
               <listen>unix:path=\(directory.path)/bus</listen>
               <auth>EXTERNAL</auth>
+              <limit name="max_replies_per_connection">50000</limit>
+              <limit name="max_match_rules_per_connection">50000</limit>
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
