@@ -156,8 +156,8 @@ private let deviceConnection = Mutex<Connection?>(nil)
             defer { deviceConnection.withLock { $0 = nil } }
             let client = try await bus.connect()
             let name = server.uniqueName
-            server.addObjectManager(at: "/")
             try server.export(deviceInterface, at: "/org/example/dev1", properties: ["Name": .string("HRM"), "Alias": .string("HRM"), "Notifying": .boolean(false)])
+            server.addObjectManager(at: "/")  // after dev1, so no InterfacesAdded for it races the subscription
 
             let events = try await client.objectEvents(sender: name, pathNamespace: "/org/example")
             let objects = try await client.managedObjects(destination: name)
