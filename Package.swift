@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "hrm", targets: ["hrm"]),
         .library(name: "HeartRate", targets: ["HeartRate"]),
+        .library(name: "DBus", targets: ["DBus"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -37,11 +38,22 @@ let package = Package(
         ),
         .executableTarget(name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict),
 
+        // libdbus-1 through pkg-config (Debian keeps dbus-arch-deps.h in an arch folder), and the
+        // few C shims Swift cannot call directly; the Swift D-Bus layer on top hides both.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .target(name: "CDBusShims", dependencies: ["CDBus"]),
+        .target(name: "DBus", dependencies: ["CDBus", "CDBusShims"], swiftSettings: strict),
+        // D-Bus round-trip and signal-throughput benchmark (run by `make bench-dbus`).
+        .executableTarget(
+            name: "dbus-bench", dependencies: ["DBus"], path: "Benchmarks/DBus/dbus-bench",
+            swiftSettings: strict),
+
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate"], swiftSettings: strict),
         .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

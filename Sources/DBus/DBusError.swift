@@ -1,0 +1,135 @@
+internal import CDBus
+internal import CDBusShims
+
+/// Every error this module throws. `code` is stable and meant for `switch`; `name` is the D-Bus
+/// error name (the peer's for remote errors, a standard `org.freedesktop.DBus.Error.*` name for
+/// local ones) and `message` says what was wrong.
+public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// Any error without a more specific code (remote `…Error.Failed` or an unknown name).
+        case failed
+        /// No reply within the call's timeout (locally or the bus's `NoReply`/`Timeout`).
+        case noReply
+        /// The destination name is not on the bus and cannot be activated.
+        case serviceUnknown
+        /// The name has no owner.
+        case nameHasNoOwner
+        /// Bus policy or the peer refused the message.
+        case accessDenied
+        /// The connection is closed or the bus went away.
+        case disconnected
+        /// Could not open or authenticate a connection.
+        case connectionFailed
+        case unknownMethod
+        case unknownObject
+        case unknownInterface
+        case unknownProperty
+        case propertyReadOnly
+        case invalidArgs
+        case invalidSignature
+        /// A value of the wrong D-Bus type (a reply, argument or property decoded as something else).
+        case typeMismatch
+        /// A string is not a valid object path, bus, interface, member or error name.
+        case invalidName
+        /// A value cannot be sent: wrong element type, too deep, too large, NUL in a string...
+        case invalidValue
+        /// Unix fd passing is not available on this connection.
+        case notSupported
+        case noMemory
+        case limitsExceeded
+        /// The calling task was cancelled.
+        case cancelled
+    }
+
+    public var code: Code
+    public var name: ErrorName
+    public var message: String
+
+    /// An error to throw from an exported method: the caller sees `name` and `message`.
+    public init(name: ErrorName, message: String) {
+        self.name = name
+        self.message = message
+        self.code = DBusError.code(forName: name.rawValue)
+    }
+
+    /// A local error with the standard name for `code`.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+        self.name = DBusError.standardName(for: code)
+    }
+
+    public var description: String { "\(name.rawValue): \(message)" }
+
+    private static let prefix = "org.freedesktop.DBus.Error."
+
+    private static let codesByName: [String: Code] = [
+        "Failed": .failed, "NoReply": .noReply, "Timeout": .noReply, "TimedOut": .noReply,
+        "ServiceUnknown": .serviceUnknown, "NameHasNoOwner": .nameHasNoOwner,
+        "AccessDenied": .accessDenied, "AuthFailed": .accessDenied, "Disconnected": .disconnected,
+        "NoServer": .connectionFailed, "BadAddress": .connectionFailed, "FileNotFound": .connectionFailed,
+        "UnknownMethod": .unknownMethod, "UnknownObject": .unknownObject,
+        "UnknownInterface": .unknownInterface, "UnknownProperty": .unknownProperty,
+        "PropertyReadOnly": .propertyReadOnly, "InvalidArgs": .invalidArgs,
+        "InvalidSignature": .invalidSignature, "NotSupported": .notSupported, "NoMemory": .noMemory,
+        "LimitsExceeded": .limitsExceeded,
+    ]
+
+    static func code(forName name: String) -> Code {
+        guard name.hasPrefix(prefix) else { return .failed }
+        return codesByName[String(name.dropFirst(prefix.count))] ?? .failed
+    }
+
+    static func standardName(for code: Code) -> ErrorName {
+        let suffix: String
+        switch code {
+        case .failed, .cancelled: suffix = "Failed"
+        case .noReply: suffix = "NoReply"
+        case .serviceUnknown: suffix = "ServiceUnknown"
+        case .nameHasNoOwner: suffix = "NameHasNoOwner"
+        case .accessDenied: suffix = "AccessDenied"
+        case .disconnected: suffix = "Disconnected"
+        case .connectionFailed: suffix = "NoServer"
+        case .unknownMethod: suffix = "UnknownMethod"
+        case .unknownObject: suffix = "UnknownObject"
+        case .unknownInterface: suffix = "UnknownInterface"
+        case .unknownProperty: suffix = "UnknownProperty"
+        case .propertyReadOnly: suffix = "PropertyReadOnly"
+        case .invalidArgs, .typeMismatch, .invalidName, .invalidValue: suffix = "InvalidArgs"
+        case .invalidSignature: suffix = "InvalidSignature"
+        case .notSupported: suffix = "NotSupported"
+        case .noMemory: suffix = "NoMemory"
+        case .limitsExceeded: suffix = "LimitsExceeded"
+        }
+        return ErrorName(unchecked: prefix + suffix)
+    }
+
+    /// An error named by a peer (an error reply) or by libdbus; names that are not valid error names
+    /// become `Failed` with the bad name kept in the message.
+    static func remote(name: String, message: String) -> DBusError {
+        if let valid = try? ErrorName(name) { return DBusError(name: valid, message: message) }
+        return DBusError(.failed, "\(name): \(message)")
+    }
+
+    static let closed = DBusError(.disconnected, "the connection is closed")
+}
+
+/// The one place where libdbus's `DBusError` out-parameter becomes a Swift error: runs `body` with
+/// a fresh C error and throws if libdbus set it (or if `body` returned false/nil and it did not).
+func withDBusError<R>(
+    _ what: String, failureCode: DBusError.Code? = nil,
+    _ body: (UnsafeMutablePointer<CDBus.DBusError>) -> R?
+) throws(DBusError) -> R {
+    guard let cError = cdbus_error_new() else { throw DBusError(.noMemory, "\(what): out of memory") }
+    defer { cdbus_error_free(cError) }
+    let result = body(cError)
+    if dbus_error_is_set(cError) != 0 {
+        let name = cdbus_error_name(cError).map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+        let message = cdbus_error_message(cError).map { String(cString: $0) } ?? ""
+        var error = DBusError.remote(name: name, message: "\(what): \(message)")
+        if let failureCode, error.code == .failed { error.code = failureCode }
+        throw error
+    }
+    guard let result else { throw DBusError(failureCode ?? .failed, "\(what) failed") }
+    return result
+}

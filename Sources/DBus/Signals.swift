@@ -1,0 +1,389 @@
+internal import CDBus
+internal import CDBusShims
+
+/// A signal match rule. Fields left nil match anything. The bus uses it to route signals to this
+/// connection, and the connection applies it again locally so a stream only ever sees signals its
+/// rule matches (also when another subscription made the bus send more).
+public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
+    /// A unique or well-known name; for a well-known name the connection tracks its owner.
+    public var sender: BusName?
+    public var path: ObjectPath?
+    /// The path itself or anything below it.
+    public var pathNamespace: ObjectPath?
+    public var interface: InterfaceName?
+    public var member: MemberName?
+    /// The first argument must be this string.
+    public var arg0: String?
+
+    public init(
+        sender: BusName? = nil, path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil,
+        interface: InterfaceName? = nil, member: MemberName? = nil, arg0: String? = nil
+    ) {
+        self.sender = sender
+        self.path = path
+        self.pathNamespace = pathNamespace
+        self.interface = interface
+        self.member = member
+        self.arg0 = arg0
+    }
+
+    /// The rule in the bus's syntax.
+    public var description: String {
+        var text = "type='signal'"
+        func add(_ key: String, _ value: String?) {
+            guard let value else { return }
+            // Inside quotes only an apostrophe needs care: close, escape it, reopen.
+            text += ",\(key)='" + value.replacingApostrophes() + "'"
+        }
+        add("sender", sender?.rawValue)
+        add("path", path?.rawValue)
+        add("path_namespace", pathNamespace.flatMap { $0 == .root ? nil : $0.rawValue })
+        add("interface", interface?.rawValue)
+        add("member", member?.rawValue)
+        add("arg0", arg0)
+        return text
+    }
+
+    func validate() throws(DBusError) {
+        if path != nil && pathNamespace != nil {
+            throw DBusError(.invalidArgs, "a match rule cannot have both path and path_namespace")
+        }
+        if let arg0, arg0.utf8.contains(0) || arg0.utf8.count > 1024 {
+            throw DBusError(.invalidArgs, "arg0 must be a string without NUL of at most 1024 bytes")
+        }
+    }
+
+    /// The well-known sender whose owner must be tracked, if any.
+    var trackedSender: String? {
+        guard let sender, !sender.isUnique, sender != .bus else { return nil }
+        return sender.rawValue
+    }
+}
+
+extension String {
+    fileprivate func replacingApostrophes() -> String {
+        guard utf8.contains(UInt8(ascii: "'")) else { return self }
+        var out = ""
+        for ch in self { out += ch == "'" ? "'\\''" : String(ch) }
+        return out
+    }
+}
+
+/// One signal stream's local state (loop thread).
+final class Subscription: @unchecked Sendable {
+    let rules: [MatchRule]
+    let texts: [String]
+    let deliver: (Message) -> Void
+    let finish: () -> Void
+    var requestedRules: [String] = []
+    var trackedOwners: [String] = []
+
+    init(rules: [MatchRule], deliver: @escaping (Message) -> Void, finish: @escaping () -> Void) {
+        self.rules = rules
+        self.texts = rules.map(\.description)
+        self.deliver = deliver
+        self.finish = finish
+    }
+}
+
+struct RuleState {
+    var count: Int
+    var active: Bool
+    var waiters: [(Result<Void, DBusError>) -> Void]
+}
+
+struct OwnerState {
+    var owner: String?
+    var count: Int
+    var ready: Bool
+    var waiters: [(Result<Void, DBusError>) -> Void]
+}
+
+private func nameOwnerRule(_ name: String) -> String {
+    MatchRule(
+        sender: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "NameOwnerChanged",
+        arg0: name
+    ).description
+}
+
+extension Core {
+    // MARK: Reference-counted bus rules
+
+    func addRule(_ text: String, completion: @escaping (Result<Void, DBusError>) -> Void) {
+        if var state = rules[text] {
+            state.count += 1
+            if state.active {
+                rules[text] = state
+                completion(.success(()))
+            } else {
+                state.waiters.append(completion)
+                rules[text] = state
+            }
+            return
+        }
+        rules[text] = RuleState(count: 1, active: false, waiters: [completion])
+        callOnLoop(
+            destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "AddMatch",
+            body: [.string(text)]
+        ) { result in
+            guard var state = self.rules[text] else { return }
+            let waiters = state.waiters
+            switch result {
+            case .success:
+                state.active = true
+                state.waiters = []
+                self.rules[text] = state
+                for waiter in waiters { waiter(.success(())) }
+            case .failure(let error):
+                self.rules[text] = nil
+                for waiter in waiters { waiter(.failure(error)) }
+            }
+        }
+    }
+
+    func removeRule(_ text: String) {
+        guard var state = rules[text] else { return }
+        state.count -= 1
+        if state.count > 0 {
+            rules[text] = state
+            return
+        }
+        rules[text] = nil
+        for waiter in state.waiters { waiter(.failure(DBusError(.cancelled, "the subscription ended"))) }
+        guard open else { return }
+        callOnLoop(
+            destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "RemoveMatch",
+            body: [.string(text)]
+        ) { _ in }
+    }
+
+    // MARK: Owners of well-known names used as senders
+
+    func trackOwner(_ name: String, completion: @escaping (Result<Void, DBusError>) -> Void) {
+        if var state = owners[name] {
+            state.count += 1
+            if state.ready {
+                owners[name] = state
+                completion(.success(()))
+            } else {
+                state.waiters.append(completion)
+                owners[name] = state
+            }
+            return
+        }
+        owners[name] = OwnerState(owner: nil, count: 1, ready: false, waiters: [completion])
+        func finish(_ result: Result<Void, DBusError>) {
+            guard var state = owners[name] else { return }
+            let waiters = state.waiters
+            state.waiters = []
+            state.ready = true
+            owners[name] = state
+            for waiter in waiters { waiter(result) }
+        }
+        addRule(nameOwnerRule(name)) { result in
+            if case .failure(let error) = result {
+                finish(.failure(error))
+                return
+            }
+            self.callOnLoop(
+                destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "GetNameOwner",
+                body: [.string(name)]
+            ) { reply in
+                switch reply {
+                case .success(let message):
+                    if case .string(let owner)? = message.body.first { self.owners[name]?.owner = owner }
+                    finish(.success(()))
+                case .failure(let error) where error.code == .nameHasNoOwner:
+                    finish(.success(()))
+                case .failure(let error):
+                    finish(.failure(error))
+                }
+            }
+        }
+    }
+
+    func untrackOwner(_ name: String) {
+        guard var state = owners[name] else { return }
+        state.count -= 1
+        if state.count > 0 {
+            owners[name] = state
+            return
+        }
+        owners[name] = nil
+        for waiter in state.waiters { waiter(.failure(DBusError(.cancelled, "the subscription ended"))) }
+        removeRule(nameOwnerRule(name))
+    }
+
+    // MARK: Subscriptions
+
+    /// Registers `subscription` locally at once (so nothing after the bus's reply is missed), then
+    /// tracks owners and adds the rules on the bus; `ready` runs once every AddMatch is answered.
+    func subscribe(_ subscription: Subscription, id: UInt64, ready: @escaping (Result<Void, DBusError>) -> Void) {
+        guard open else {
+            ready(.failure(closeReason))
+            return
+        }
+        subscriptions[id] = subscription
+        var steps: [(@escaping (Result<Void, DBusError>) -> Void) -> Void] = []
+        var seenOwners = Set<String>()
+        for rule in subscription.rules {
+            if let name = rule.trackedSender, seenOwners.insert(name).inserted {
+                steps.append { done in
+                    subscription.trackedOwners.append(name)
+                    self.trackOwner(name, completion: done)
+                }
+            }
+        }
+        for text in Set(subscription.texts).sorted() {
+            steps.append { done in
+                subscription.requestedRules.append(text)
+                self.addRule(text, completion: done)
+            }
+        }
+        func run(_ index: Int) {
+            guard index < steps.count else {
+                ready(.success(()))
+                return
+            }
+            let step = steps[index]
+            step { result in
+                switch result {
+                case .success: run(index + 1)
+                case .failure(let error):
+                    self.unsubscribe(id)
+                    ready(.failure(error))
+                }
+            }
+        }
+        run(0)
+    }
+
+    func unsubscribe(_ id: UInt64) {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        for text in subscription.requestedRules { removeRule(text) }
+        for name in subscription.trackedOwners { untrackOwner(name) }
+    }
+
+    func finishAllSubscriptions() {
+        let all = subscriptions
+        subscriptions.removeAll()
+        let ruleWaiters = rules.values.flatMap(\.waiters)
+        let ownerWaiters = owners.values.flatMap(\.waiters)
+        rules.removeAll()
+        owners.removeAll()
+        for waiter in ruleWaiters + ownerWaiters { waiter(.failure(closeReason)) }
+        for (_, subscription) in all { subscription.finish() }
+    }
+
+    // MARK: Dispatch
+
+    func dispatchSignal(_ message: OpaquePointer) {
+        let sender = dbus_message_get_sender(message).map { String(cString: $0) }
+        let path = dbus_message_get_path(message).map { String(cString: $0) } ?? ""
+        let interface = dbus_message_get_interface(message).map { String(cString: $0) } ?? ""
+        let member = dbus_message_get_member(message).map { String(cString: $0) } ?? ""
+
+        if sender == BusName.bus.rawValue && member == "NameOwnerChanged" && interface == InterfaceName.bus.rawValue
+            && !owners.isEmpty
+        {
+            if let body = try? Decoder.body(of: message, cache: &cache), body.count == 3,
+                case .string(let name) = body[0], case .string(let newOwner) = body[2], owners[name] != nil
+            {
+                owners[name]?.owner = newOwner.isEmpty ? nil : newOwner
+            }
+        }
+        if subscriptions.isEmpty { return }
+
+        var arg0: String?? = nil
+        var decoded: Message? = nil
+        var failed = false
+        for (_, subscription) in subscriptions {
+            var matched = false
+            for rule in subscription.rules {
+                if let want = rule.sender {
+                    if want.isUnique || want == .bus {
+                        if want.rawValue != sender { continue }
+                    } else if owners[want.rawValue]?.owner == nil || owners[want.rawValue]?.owner != sender {
+                        continue
+                    }
+                }
+                if let want = rule.path, want.rawValue != path { continue }
+                if let want = rule.pathNamespace, !ObjectPath(unchecked: path).isInNamespace(want) { continue }
+                if let want = rule.interface, want.rawValue != interface { continue }
+                if let want = rule.member, want.rawValue != member { continue }
+                if let want = rule.arg0 {
+                    if arg0 == nil { arg0 = .some(Decoder.firstString(of: message)) }
+                    if arg0 != .some(want) { continue }
+                }
+                matched = true
+                break
+            }
+            guard matched else { continue }
+            if decoded == nil && !failed {
+                do {
+                    decoded = try Message(message, cache: &cache)
+                } catch {
+                    failed = true  // libdbus validated it; nothing sensible to deliver
+                }
+            }
+            if let decoded { subscription.deliver(decoded) }
+        }
+    }
+}
+
+// MARK: - Public subscription API
+
+extension Connection {
+    /// A stream of the signals matching `rule`. Returns after the bus has acknowledged the rule, so
+    /// a caller can subscribe and then query state without missing anything in between. Ending the
+    /// stream (dropping it or cancelling its consumer) removes the rule; identical rules from
+    /// several streams are reference-counted. The stream finishes when the connection closes.
+    public func signals(
+        matching rule: MatchRule,
+        bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .unbounded
+    ) async throws(DBusError) -> AsyncStream<Message> {
+        try await signals(matching: [rule], bufferingPolicy: bufferingPolicy)
+    }
+
+    /// One stream of the signals matching any of `rules`, in the order the bus delivered them.
+    public func signals(
+        matching rules: [MatchRule],
+        bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .unbounded
+    ) async throws(DBusError) -> AsyncStream<Message> {
+        try await subscribe(rules, bufferingPolicy: bufferingPolicy) { $0 }
+    }
+
+    /// Like `signals(matching:)` but each signal goes through `transform` (on the connection's
+    /// thread; keep it cheap); nil drops it.
+    public func subscribe<T: Sendable>(
+        _ rules: [MatchRule],
+        bufferingPolicy: AsyncStream<T>.Continuation.BufferingPolicy = .unbounded,
+        transform: @escaping @Sendable (Message) -> T?
+    ) async throws(DBusError) -> AsyncStream<T> {
+        guard !rules.isEmpty else { throw DBusError(.invalidArgs, "a subscription needs at least one match rule") }
+        for rule in rules { try rule.validate() }
+        let core = self.core
+        let (stream, continuation) = AsyncStream.makeStream(of: T.self, bufferingPolicy: bufferingPolicy)
+        let id = core.nextToken()
+        let subscription = Subscription(
+            rules: rules,
+            deliver: { message in
+                if let value = transform(message) { continuation.yield(value) }
+            },
+            finish: { continuation.finish() })
+        continuation.onTermination = { _ in
+            core.execute { core.unsubscribe(id) }
+        }
+        let result: Result<Void, DBusError> = await withCheckedContinuation { c in
+            let accepted = core.execute {
+                core.subscribe(subscription, id: id) { c.resume(returning: $0) }
+            }
+            if !accepted { c.resume(returning: .failure(DBusError.closed)) }
+        }
+        if case .failure(let error) = result {
+            continuation.finish()
+            throw error
+        }
+        return stream
+    }
+}
