@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hrm", targets: ["hrm"]),
+        .executable(name: "hrm-sim", targets: ["hrm-sim"]),
         .library(name: "HeartRate", targets: ["HeartRate"]),
         .library(name: "DBus", targets: ["DBus"]),
     ],
@@ -25,7 +26,7 @@ let package = Package(
         .target(name: "BlueZ", swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
-        .target(name: "BlueZSimulator", dependencies: ["BlueZ", "HeartRate"], swiftSettings: strict),
+        .target(name: "BlueZSimulator", dependencies: ["BlueZ", "DBus", "HeartRate"], swiftSettings: strict),
 
         // The command-line interface: commands, input parsing and rendering.
         .target(
@@ -37,6 +38,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "hrm-sim",
+            dependencies: [
+                "BlueZSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
 
         // libdbus-1 through pkg-config (Debian keeps dbus-arch-deps.h in an arch folder), and the
         // few C shims Swift cannot call directly; the Swift D-Bus layer on top hides both.

@@ -21,14 +21,16 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
     /// `environment` replaces the whole environment when given. `stdoutFD`, when given, becomes
-    /// the child's standard output.
+    /// the child's standard output; `stderrFD` likewise for standard error.
     public init(
-        executable: String, arguments: [String], environment: [String]? = nil, stdoutFD: Int32? = nil
+        executable: String, arguments: [String], environment: [String]? = nil, stdoutFD: Int32? = nil,
+        stderrFD: Int32? = nil
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let stdoutFD { posix_spawn_file_actions_adddup2(&actions, stdoutFD, STDOUT_FILENO) }
+        if let stderrFD { posix_spawn_file_actions_adddup2(&actions, stderrFD, STDERR_FILENO) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -44,11 +44,14 @@ public final class PrivateBus: Sendable {
         }
         defer { close(pipeFDs[0]) }
         let daemon: ChildProcess
+        // The daemon's complaints (it cannot raise its fd limit unprivileged) are not ours to show.
+        let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { if devNull >= 0 { close(devNull) } }
         do {
             daemon = try ChildProcess(
                 executable: "dbus-daemon",
                 arguments: ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"],
-                stdoutFD: pipeFDs[1])
+                stdoutFD: pipeFDs[1], stderrFD: devNull >= 0 ? devNull : nil)
             close(pipeFDs[1])
         } catch {
             close(pipeFDs[1])

@@ -1,0 +1,48 @@
+import DBus
+
+/// org.bluez names and the errors bluetoothd 5.66 answers with (names and messages as it sends them).
+enum BlueZName {
+    static let service: BusName = "org.bluez"
+    static let root: ObjectPath = "/org/bluez"
+    static let agentManager: InterfaceName = "org.bluez.AgentManager1"
+    static let adapter: InterfaceName = "org.bluez.Adapter1"
+    static let device: InterfaceName = "org.bluez.Device1"
+    static let battery: InterfaceName = "org.bluez.Battery1"
+    static let gattService: InterfaceName = "org.bluez.GattService1"
+    static let gattCharacteristic: InterfaceName = "org.bluez.GattCharacteristic1"
+    static let gattDescriptor: InterfaceName = "org.bluez.GattDescriptor1"
+}
+
+enum BlueZError {
+    static func failed(_ message: String) -> DBusError {
+        DBusError(name: "org.bluez.Error.Failed", message: message)
+    }
+    static let notReady = DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")
+    static let inProgress = DBusError(name: "org.bluez.Error.InProgress", message: "In Progress")
+    static let alreadyInProgress = DBusError(
+        name: "org.bluez.Error.InProgress", message: "Operation already in progress")
+    static let notPermittedRead = DBusError(
+        name: "org.bluez.Error.NotPermitted", message: "Read not permitted")
+    static let notPermittedWrite = DBusError(
+        name: "org.bluez.Error.NotPermitted", message: "Write not permitted")
+    static let notPermittedAcquired = DBusError(
+        name: "org.bluez.Error.NotPermitted", message: "Notify acquired")
+    static let notSupported = DBusError(
+        name: "org.bluez.Error.NotSupported", message: "Operation is not supported")
+    static let notConnected = DBusError(name: "org.bluez.Error.NotConnected", message: "Not Connected")
+    static let invalidArguments = DBusError(
+        name: "org.bluez.Error.InvalidArguments", message: "Invalid arguments in method call")
+    static let doesNotExist = DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")
+}
+
+extension Value {
+    /// `a{qv}` with byte-array values: ManufacturerData.
+    static func manufacturerData(_ entries: [(UInt16, [UInt8])]) -> Value {
+        .dictionary(
+            key: .uint16, value: .variant,
+            entries.sorted { $0.0 < $1.0 }.map { DictEntry(.uint16($0.0), .variant(.bytes($0.1))) })
+    }
+
+    /// An empty `a{sv}`.
+    static var emptyOptions: Value { .propertyMap([:]) }
+}

@@ -1,0 +1,104 @@
+import BlueZ
+
+/// The GATT database hrm-sim exposes for one device, with handles laid out as BlueZ numbers them.
+///
+/// bluetoothd names objects by attribute handle: `serviceXXXX` is the service declaration,
+/// `charXXXX` the characteristic declaration (its value follows at XXXX+1), `descXXXX` a
+/// descriptor. With the layout below the Heart Rate service lands at 0x0015 with 0x2A37 at
+/// char0016 and its CCC at desc0018, exactly as on the real lab peripheral. The GAP service
+/// (0x1800) exists but, as in BlueZ, is not exported.
+struct GATTLayout: Sendable {
+    enum Role: Sendable, Equatable {
+        case measurement, bodySensorLocation, controlPoint, batteryLevel
+        case serviceChanged, clientFeatures, databaseHash, serverFeatures
+        case deviceInformation(String)
+        case pnpID
+    }
+
+    struct Descriptor: Sendable {
+        let path: String
+        let uuid: BluetoothUUID
+    }
+
+    struct Characteristic: Sendable {
+        let path: String
+        let servicePath: String
+        let uuid: BluetoothUUID
+        let flags: [String]
+        let role: Role
+        let ccc: Descriptor?
+
+        var canNotify: Bool { flags.contains("notify") || flags.contains("indicate") }
+    }
+
+    struct Service: Sendable {
+        let path: String
+        let uuid: BluetoothUUID
+        let characteristics: [Characteristic]
+    }
+
+    let services: [Service]
+
+    var characteristics: [Characteristic] { services.flatMap(\.characteristics) }
+
+    /// Every UUID the device reports once its services are resolved, GAP included.
+    var serviceUUIDs: [BluetoothUUID] { [BluetoothUUID(0x1800)] + services.map(\.uuid) }
+
+    init(devicePath: String, device: Scenario.Device) {
+        var handle = 0x0008
+        var services: [Service] = []
+
+        func hex(_ value: Int) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: max(4 - text.count, 0)) + text
+        }
+
+        func service(_ uuid: UInt16, _ chars: [(UInt16, [String], Role)]) {
+            let servicePath = "\(devicePath)/service\(hex(handle))"
+            var next = handle + 1
+            var built: [Characteristic] = []
+            for (charUUID, flags, role) in chars {
+                let charPath = "\(servicePath)/char\(hex(next))"
+                let notifies = flags.contains("notify") || flags.contains("indicate")
+                let ccc =
+                    notifies
+                    ? Descriptor(path: "\(charPath)/desc\(hex(next + 2))", uuid: BluetoothUUID(0x2902)) : nil
+                built.append(
+                    Characteristic(
+                        path: charPath, servicePath: servicePath, uuid: BluetoothUUID(charUUID), flags: flags,
+                        role: role, ccc: ccc))
+                next += notifies ? 3 : 2
+            }
+            services.append(Service(path: servicePath, uuid: BluetoothUUID(uuid), characteristics: built))
+            handle = next
+        }
+
+        service(
+            0x1801,
+            [
+                (0x2A05, ["indicate"], .serviceChanged), (0x2B29, ["read", "write"], .clientFeatures),
+                (0x2B2A, ["read"], .databaseHash), (0x2B3A, ["read"], .serverFeatures),
+            ])
+        var information: [(UInt16, [String], Role)] = []
+        if let info = device.deviceInformation {
+            if let value = info.manufacturer {
+                information.append((0x2A29, ["read"], .deviceInformation(value)))
+            }
+            if let value = info.model { information.append((0x2A24, ["read"], .deviceInformation(value))) }
+            if let value = info.serial { information.append((0x2A25, ["read"], .deviceInformation(value))) }
+            if let value = info.firmware { information.append((0x2A26, ["read"], .deviceInformation(value))) }
+        }
+        information.append((0x2A50, ["read"], .pnpID))
+        service(0x180A, information)
+
+        var heartRate: [(UInt16, [String], Role)] = [(0x2A37, ["notify"], .measurement)]
+        if device.location != nil { heartRate.append((0x2A38, ["read"], .bodySensorLocation)) }
+        heartRate.append((0x2A39, ["write"], .controlPoint))
+        service(0x180D, heartRate)
+
+        if device.battery != nil {
+            service(0x180F, [(0x2A19, ["read", "notify"], .batteryLevel)])
+        }
+        self.services = services
+    }
+}

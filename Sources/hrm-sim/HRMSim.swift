@@ -1,0 +1,176 @@
+import ArgumentParser
+import BlueZSimulator
+import Dispatch
+import Foundation
+
+/// `hrm-sim`: a simulated bluetoothd on a private bus, for tests and for trying hrm without a strap.
+@main
+struct HRMSim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hrm-sim",
+        abstract: "A simulated BlueZ (bluetoothd) serving a scenario on a private D-Bus.",
+        discussion: """
+            Runs COMMAND against a simulated bluetoothd: starts a private dbus-daemon, serves \
+            org.bluez on it as BlueZ 5.66 does, runs COMMAND with DBUS_SYSTEM_BUS_ADDRESS pointing \
+            there, tears everything down and exits with COMMAND's status. Nothing touches the \
+            machine's own system bus.
+
+            Examples:
+              hrm-sim -- hrm watch
+              hrm-sim --scenario two-straps -- hrm scan --json
+              hrm-sim --scenario drops --log sim.jsonl -- hrm watch --json --duration 20
+              hrm-sim --scenario ./mine.json -- bluetoothctl
+              hrm-sim --list
+
+            With --serve, hrm-sim serves on the bus named by DBUS_SYSTEM_BUS_ADDRESS until it is \
+            stopped (Ctrl-C or SIGTERM) instead of running a command.
+
+            Scenarios are JSON files: see Scenarios/README.md. The log (--log) has one JSON object \
+            per line for each call clients made and each thing the simulator sent.
+            """
+    )
+
+    @Option(name: .shortAndLong, help: "A shipped scenario's name, or a path to a JSON file.")
+    var scenario = "basic"
+
+    @Option(
+        help: ArgumentHelp("Write a JSON-lines log of calls and signals to this file.", valueName: "file"))
+    var log: String?
+
+    @Flag(help: "Serve on the bus in DBUS_SYSTEM_BUS_ADDRESS until stopped, instead of running a command.")
+    var serve = false
+
+    @Flag(name: .customLong("list"), help: "List the shipped scenarios and exit.")
+    var listScenarios = false
+
+    @Argument(
+        parsing: .postTerminator, help: ArgumentHelp("The command to run, after --.", valueName: "command"))
+    var command: [String] = []
+
+    func validate() throws {
+        if !listScenarios && !serve && command.isEmpty {
+            throw ValidationError("give a command after --, or --serve, or --list")
+        }
+        if serve && !command.isEmpty { throw ValidationError("--serve runs no command") }
+    }
+
+    func run() async throws {
+        if listScenarios {
+            for name in ScenarioCatalog.names() {
+                let description = (try? ScenarioCatalog.load(name))?.description ?? ""
+                print("\(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(description)")
+            }
+            return
+        }
+        let loaded: Scenario
+        do {
+            loaded = try ScenarioCatalog.load(scenario)
+        } catch {
+            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+            throw ExitCode(65)
+        }
+        let log: SimulatorLog
+        do {
+            log = try SimulatorLog(path: self.log)
+        } catch {
+            FileHandle.standardError.write(
+                Data("hrm-sim: cannot write the log \(self.log ?? ""): \(error)\n".utf8))
+            throw ExitCode(73)
+        }
+        if serve {
+            try await serveUntilStopped(loaded, log: log)
+        } else {
+            let status = try await runCommand(loaded, log: log)
+            throw ExitCode(status)
+        }
+    }
+
+    func serveUntilStopped(_ scenario: Scenario, log: SimulatorLog) async throws {
+        guard let address = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"], !address.isEmpty
+        else {
+            FileHandle.standardError.write(Data("hrm-sim: --serve needs DBUS_SYSTEM_BUS_ADDRESS\n".utf8))
+            throw ExitCode(64)
+        }
+        let simulator = Simulator(scenario: scenario, busAddress: address, log: log)
+        try await simulator.start()
+        await waitForSignal([SIGINT, SIGTERM])
+        await simulator.stop()
+    }
+
+    func runCommand(_ scenario: Scenario, log: SimulatorLog) async throws -> Int32 {
+        let bus: PrivateBus
+        do {
+            bus = try PrivateBus(policy: PrivateBus.Policy(rawValue: scenario.busPolicy) ?? .open)
+        } catch {
+            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+            throw ExitCode(69)
+        }
+        defer { bus.stop() }
+        let simulator = Simulator(scenario: scenario, busAddress: bus.address, log: log)
+        do {
+            try await simulator.start()
+        } catch {
+            FileHandle.standardError.write(Data("hrm-sim: cannot serve org.bluez: \(error)\n".utf8))
+            throw ExitCode(69)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        environment["HRM_SIM"] = "1"
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                executable: command[0], arguments: Array(command.dropFirst()),
+                environment: environment.map { "\($0.key)=\($0.value)" })
+        } catch {
+            await simulator.stop()
+            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+            throw ExitCode(127)
+        }
+        // Ctrl-C reaches the whole foreground process group, COMMAND included: hrm-sim itself
+        // ignores it and waits for COMMAND. SIGTERM sent to hrm-sim alone is passed on.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let forward = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        forward.setEventHandler { child.send(SIGTERM) }
+        forward.resume()
+        var status: Int32? = nil
+        while status == nil { status = await child.wait(timeout: .seconds(3600)) }
+        forward.cancel()
+        await simulator.stop()
+        return status ?? 1
+    }
+
+    func waitForSignal(_ signals: [Int32]) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            var sources: [any DispatchSourceSignal] = []
+            for number in signals {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { if once.set() { continuation.resume() } }
+                source.resume()
+                sources.append(source)
+            }
+            SourceKeeper.keep(sources)
+        }
+    }
+}
+
+/// True the first time only.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func set() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if done { return false }
+        done = true
+        return true
+    }
+}
+
+/// Keeps dispatch signal sources alive for the life of the process.
+enum SourceKeeper {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    static func keep(_ more: [any DispatchSourceSignal]) { sources += more }
+}
