@@ -1,0 +1,44 @@
+import Testing
+
+@testable import BlueZSimulator
+
+@Suite struct GATTLayoutTests {
+    /// The lab's strap has the same services as the real one in shared/realbluez, so its object
+    /// paths must be exactly those in transcripts/probe.txt.
+    @Test func labLayoutMatchesTheRealTranscript() throws {
+        let scenario = try ScenarioCatalog.load("lab")
+        let device = try #require(scenario.devices.first)
+        let layout = GATTLayout(devicePath: "/org/bluez/hci0/dev_00_AA_01_01_00_01", device: device)
+        let paths = layout.services.flatMap { service in
+            [service.path] + service.characteristics.flatMap { [$0.path] + ($0.ccc.map { [$0.path] } ?? []) }
+        }.map { String($0.dropFirst("/org/bluez/hci0/dev_00_AA_01_01_00_01/".count)) }
+        #expect(
+            paths == [
+                "service0008", "service0008/char0009", "service0008/char0009/desc000b",
+                "service0008/char000c",
+                "service0008/char000e", "service0008/char0010",
+                "service0012", "service0012/char0013",
+                "service0015", "service0015/char0016", "service0015/char0016/desc0018",
+                "service0015/char0019",
+                "service0015/char001b",
+                "service001d", "service001d/char001e", "service001d/char001e/desc0020",
+            ])
+        let flags = layout.characteristics.map {
+            "\($0.uuid.shortDescription):\($0.flags.joined(separator: ","))"
+        }
+        #expect(flags.contains("2a37:notify"))
+        #expect(flags.contains("2a38:read"))
+        #expect(flags.contains("2a39:write"))
+        #expect(flags.contains("2a19:read,notify"))
+    }
+
+    @Test func optionalCharacteristicsFollowTheScenario() throws {
+        var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
+        device.location = nil
+        device.battery = nil
+        let layout = GATTLayout(devicePath: "/d", device: device)
+        #expect(!layout.characteristics.contains { $0.role == .bodySensorLocation })
+        #expect(!layout.services.contains { $0.uuid.shortValue == 0x180F })
+        #expect(layout.characteristics.contains { $0.role == .measurement })
+    }
+}

@@ -1,0 +1,227 @@
+import BlueZSimulator
+import DBus
+import Foundation
+import HeartRate
+import Testing
+
+/// hrm-sim as a BlueZ client sees it, through our own D-Bus client: shapes and orderings that
+/// real bluetoothd 5.66 shows (shared/design/BLUEZ-NOTES.md).
+@Suite(.timeLimit(.minutes(1))) struct SimulatorBehaviourTests {
+    static let device: ObjectPath = "/org/bluez/hci0/dev_D2_4B_7E_10_20_30"
+    /// Handles depend on the services before Heart Rate: the basic strap's Device Information
+    /// service has five characteristics, so Heart Rate starts at 0x001d.
+    static let measurement: ObjectPath = "/org/bluez/hci0/dev_D2_4B_7E_10_20_30/service001d/char001e"
+    static let location: ObjectPath = "/org/bluez/hci0/dev_D2_4B_7E_10_20_30/service001d/char0021"
+    static let controlPoint: ObjectPath = "/org/bluez/hci0/dev_D2_4B_7E_10_20_30/service001d/char0023"
+
+    /// A private bus with the simulator serving `scenario` and a client connection to it.
+    final class Rig: Sendable {
+        let bus: PrivateBus
+        let simulator: Simulator
+        let client: Connection
+
+        init(scenario name: String) async throws {
+            bus = try PrivateBus()
+            var timing = Simulator.Timing()
+            timing.disconnect = 0.2
+            timing.servicesResolved = 0.05
+            var scenario = try ScenarioCatalog.load(name)
+            scenario.devices = scenario.devices.map { device in
+                var d = device
+                d.heartRate.interval = 0.1
+                return d
+            }
+            simulator = Simulator(
+                scenario: scenario, busAddress: bus.address, log: try SimulatorLog(path: nil), timing: timing)
+            try await simulator.start()
+            client = try await Connection(address: bus.address)
+        }
+
+        func call(_ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [Value] = [])
+            async throws(DBusError) -> Message
+        {
+            try await client.call(
+                destination: "org.bluez", path: path, interface: interface, member: member, body: body,
+                timeout: .seconds(10))
+        }
+
+        func close() async {
+            await client.close()
+            await simulator.stop()
+            bus.stop()
+        }
+    }
+
+    /// The next event from `events` satisfying `predicate`, within `timeout`; the events before it are returned too.
+    static func next(
+        _ iterator: inout AsyncStream<ObjectEvent>.Iterator, timeout: Duration = .seconds(5),
+        where predicate: (ObjectEvent) -> Bool
+    ) async -> (found: ObjectEvent?, before: [ObjectEvent]) {
+        var before: [ObjectEvent] = []
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let event = await iterator.next() else { break }
+            if predicate(event) { return (event, before) }
+            before.append(event)
+        }
+        return (nil, before)
+    }
+
+    static func changed(_ event: ObjectEvent, _ path: ObjectPath, _ key: String) -> Value? {
+        if case .propertiesChanged(let change) = event, change.path == path { return change.changed[key] }
+        return nil
+    }
+
+    @Test func discoveryConnectReadNotifyDisconnect() async throws {
+        let rig = try await Rig(scenario: "basic")
+        defer { Task { await rig.close() } }
+        let events = try await rig.client.objectEvents(sender: "org.bluez", pathNamespace: "/org/bluez")
+        var iterator = events.makeAsyncIterator()
+
+        let objects = try await rig.client.managedObjects(destination: "org.bluez")
+        #expect(objects["/org/bluez/hci0"]?["org.bluez.Adapter1"]?["Powered"] == .boolean(true))
+        #expect(objects[Self.device] == nil, "an unknown strap appears only while discovering")
+
+        let filter = Value.propertyMap([
+            "UUIDs": .strings(["0000180d-0000-1000-8000-00805f9b34fb"]), "Transport": .string("le"),
+            "DuplicateData": .boolean(true),
+        ])
+        _ = try await rig.call("/org/bluez/hci0", "org.bluez.Adapter1", "SetDiscoveryFilter", [filter])
+        _ = try await rig.call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+        let found = await Self.next(&iterator) {
+            if case .interfacesAdded(let path, _) = $0 { path == Self.device } else { false }
+        }
+        guard case .interfacesAdded(_, let interfaces)? = found.found else {
+            Issue.record("no InterfacesAdded for the strap")
+            return
+        }
+        let properties = interfaces["org.bluez.Device1"] ?? [:]
+        #expect(properties["RSSI"] == .int16(-58))
+        #expect(properties["Name"] == .string("Polar H10 7E102030"))
+        #expect(properties["Adapter"] == .objectPath("/org/bluez/hci0"))
+        #expect(properties["Connected"] == .boolean(false))
+
+        _ = try await rig.call("/org/bluez/hci0", "org.bluez.Adapter1", "StopDiscovery")
+        let invalidated = await Self.next(&iterator) {
+            if case .propertiesChanged(let c) = $0 {
+                c.path == Self.device && c.invalidated.contains("RSSI")
+            } else {
+                false
+            }
+        }
+        #expect(invalidated.found != nil, "RSSI is invalidated when discovery stops")
+
+        // Connect: Connected, then {UUIDs, ServicesResolved} before the GATT objects appear.
+        _ = try await rig.call(Self.device, "org.bluez.Device1", "Connect")
+        let resolved = await Self.next(&iterator) {
+            Self.changed($0, Self.device, "ServicesResolved") == .boolean(true)
+        }
+        #expect(resolved.found != nil)
+        #expect(resolved.before.contains { Self.changed($0, Self.device, "Connected") == .boolean(true) })
+        #expect(
+            !resolved.before.contains {
+                if case .interfacesAdded(let p, _) = $0 { p == Self.measurement } else { false }
+            })
+        let gatt = await Self.next(&iterator) {
+            if case .interfacesAdded(let path, _) = $0 { path == Self.measurement } else { false }
+        }
+        guard case .interfacesAdded(_, let gattInterfaces)? = gatt.found else {
+            Issue.record("no GATT objects after ServicesResolved")
+            return
+        }
+        #expect(
+            gattInterfaces["org.bluez.GattCharacteristic1"]?["UUID"]
+                == .string("00002a37-0000-1000-8000-00805f9b34fb"))
+        #expect(gattInterfaces["org.bluez.GattCharacteristic1"]?["Flags"] == .strings(["notify"]))
+
+        let locationReply = try await rig.call(
+            Self.location, "org.bluez.GattCharacteristic1", "ReadValue", [.emptyMap])
+        #expect(locationReply.body == [.bytes([0x01])])
+
+        // StartNotify: Notifying true, then one PropertiesChanged Value per notification.
+        _ = try await rig.call(Self.measurement, "org.bluez.GattCharacteristic1", "StartNotify")
+        var frames: [[UInt8]] = []
+        while frames.count < 3 {
+            let value = await Self.next(&iterator) { Self.changed($0, Self.measurement, "Value") != nil }
+            guard let event = value.found,
+                case .bytes(let bytes)? = Self.changed(event, Self.measurement, "Value")
+            else { break }
+            frames.append(bytes)
+        }
+        #expect(frames.count == 3)
+        for frame in frames {
+            #expect((try? HeartRateMeasurement(decoding: frame))?.sensorContact == .detected)
+        }
+
+        // AcquireNotify is refused while a StartNotify session exists.
+        await #expect(throws: DBusError.self) {
+            _ = try await rig.call(
+                Self.measurement, "org.bluez.GattCharacteristic1", "AcquireNotify", [.emptyMap])
+        }
+        _ = try await rig.call(Self.measurement, "org.bluez.GattCharacteristic1", "StopNotify")
+        let acquired = try await rig.call(
+            Self.measurement, "org.bluez.GattCharacteristic1", "AcquireNotify", [.emptyMap])
+        let (fd, mtu) = try acquired.decode(UnixFD.self, UInt16.self)
+        #expect(mtu == 517)
+        let descriptor = try #require(fd.descriptor)
+        var buffer = [UInt8](repeating: 0, count: 600)
+        var pollEntry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&pollEntry, 1, 3000) == 1)
+        let count = read(descriptor, &buffer, buffer.count)
+        #expect(count > 1)
+        #expect((try? HeartRateMeasurement(decoding: Array(buffer[0..<max(count, 0)]))) != nil)
+
+        // The control point: 01 resets energy expended, anything else is ATT error 0x80.
+        _ = try await rig.call(
+            Self.controlPoint, "org.bluez.GattCharacteristic1", "WriteValue", [.bytes([0x01]), .emptyMap])
+        do {
+            _ = try await rig.call(
+                Self.controlPoint, "org.bluez.GattCharacteristic1", "WriteValue", [.bytes([0x02]), .emptyMap])
+            Issue.record("writing 02 succeeded")
+        } catch {
+            #expect(error.name.rawValue == "org.bluez.Error.Failed")
+            #expect(error.message.contains("0x80"))
+        }
+
+        // Disconnect: the acquired socket ends, Connected goes false.
+        _ = try await rig.call(Self.device, "org.bluez.Device1", "Disconnect")
+        let disconnected = await Self.next(&iterator) {
+            Self.changed($0, Self.device, "Connected") == .boolean(false)
+        }
+        #expect(disconnected.found != nil)
+        #expect(poll(&pollEntry, 1, 2000) == 1)
+        var drained = 1
+        while drained > 0 { drained = read(descriptor, &buffer, buffer.count) }
+        #expect(drained == 0, "end of file on the notify socket")
+        fd.close()
+    }
+
+    @Test func errorsAsBlueZSendsThem() async throws {
+        let rig = try await Rig(scenario: "adapter-off")
+        defer { Task { await rig.close() } }
+        do {
+            _ = try await rig.call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
+            Issue.record("discovery started on a powered-off adapter")
+        } catch {
+            #expect(error.name.rawValue == "org.bluez.Error.NotReady")
+        }
+        do {
+            _ = try await rig.call("/org/bluez/hci0", "org.bluez.Adapter1", "StopDiscovery")
+            Issue.record("stopped a discovery never started")
+        } catch {
+            #expect(error.name.rawValue == "org.bluez.Error.Failed")
+            #expect(error.message == "No discovery started")
+        }
+        // Powering on through Properties.Set, as `bluetoothctl power on` does.
+        try await rig.client.setProperty(
+            "Powered", to: .boolean(true), interface: "org.bluez.Adapter1", path: "/org/bluez/hci0",
+            destination: "org.bluez")
+        let powered = try await rig.client.getProperty(
+            "Powered", interface: "org.bluez.Adapter1", path: "/org/bluez/hci0", destination: "org.bluez")
+        #expect(powered == .boolean(true))
+    }
+}
+
+extension Value {
+    static var emptyMap: Value { .propertyMap([:]) }
+}
