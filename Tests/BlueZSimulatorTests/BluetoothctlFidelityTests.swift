@@ -14,7 +14,7 @@ import Testing
     }
 
     /// Scan, connect, read 0x2A38, notify on 0x2A37, acquire-notify, disconnect.
-    @Test(.timeLimit(.minutes(1))) func bluetoothctlSession() throws {
+    @Test(.timeLimit(.minutes(1))) func bluetoothctlSession() async throws {
         #expect(
             FileManager.default.isExecutableFile(atPath: "/usr/bin/bluetoothctl"), "install the bluez package"
         )
@@ -46,7 +46,13 @@ import Testing
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        // Wait on a thread of its own: blocking the shared pool would starve tests running beside.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                done.resume()
+            }
+        }
         let raw = try String(contentsOf: output, encoding: .utf8)
         // Without bluetoothctl's colours and line editing: ESC [ digits ; letter, and \u{1} \u{2}.
         let text = raw.replacingOccurrences(

@@ -67,6 +67,17 @@ import Testing
         return (nil, before)
     }
 
+    /// Waits without blocking a thread (the simulator runs in this process's thread pool too).
+    static func readable(_ fd: Int32, within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, 0) == 1 { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
     static func changed(_ event: ObjectEvent, _ path: ObjectPath, _ key: String) -> Value? {
         if case .propertiesChanged(let change) = event, change.path == path { return change.changed[key] }
         return nil
@@ -165,8 +176,7 @@ import Testing
         #expect(mtu == 517)
         let descriptor = try #require(fd.descriptor)
         var buffer = [UInt8](repeating: 0, count: 600)
-        var pollEntry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        #expect(poll(&pollEntry, 1, 3000) == 1)
+        #expect(await Self.readable(descriptor, within: .seconds(5)))
         let count = read(descriptor, &buffer, buffer.count)
         #expect(count > 1)
         #expect((try? HeartRateMeasurement(decoding: Array(buffer[0..<max(count, 0)]))) != nil)
@@ -189,7 +199,7 @@ import Testing
             Self.changed($0, Self.device, "Connected") == .boolean(false)
         }
         #expect(disconnected.found != nil)
-        #expect(poll(&pollEntry, 1, 2000) == 1)
+        #expect(await Self.readable(descriptor, within: .seconds(5)))
         var drained = 1
         while drained > 0 { drained = read(descriptor, &buffer, buffer.count) }
         #expect(drained == 0, "end of file on the notify socket")
