@@ -111,6 +111,11 @@ public struct Scenario: Codable, Sendable, Equatable {
     public struct Drop: Codable, Sendable, Equatable {
         public var at: Double
         public var `for`: Double
+
+        public init(at: Double, for duration: Double) {
+            self.at = at
+            self.for = duration
+        }
     }
 
     public struct DBusFailure: Codable, Sendable, Equatable {

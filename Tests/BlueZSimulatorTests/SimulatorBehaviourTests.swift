@@ -20,7 +20,7 @@ import Testing
         let simulator: Simulator
         let client: Connection
 
-        init(scenario name: String) async throws {
+        init(scenario name: String, adjust: (inout Scenario) -> Void = { _ in }) async throws {
             bus = try PrivateBus()
             var timing = Simulator.Timing()
             timing.disconnect = 0.2
@@ -31,6 +31,7 @@ import Testing
                 d.heartRate.interval = 0.1
                 return d
             }
+            adjust(&scenario)
             simulator = Simulator(
                 scenario: scenario, busAddress: bus.address, log: try SimulatorLog(path: nil), timing: timing)
             try await simulator.start()
@@ -144,6 +145,10 @@ import Testing
             gattInterfaces["org.bluez.GattCharacteristic1"]?["UUID"]
                 == .string("00002a37-0000-1000-8000-00805f9b34fb"))
         #expect(gattInterfaces["org.bluez.GattCharacteristic1"]?["Flags"] == .strings(["notify"]))
+        // Objects appear one signal at a time: wait for the last one this test uses.
+        _ = await Self.next(&iterator) {
+            if case .interfacesAdded(let path, _) = $0 { path == Self.controlPoint } else { false }
+        }
 
         let locationReply = try await rig.call(
             Self.location, "org.bluez.GattCharacteristic1", "ReadValue", [.emptyMap])
@@ -229,6 +234,51 @@ import Testing
         let powered = try await rig.client.getProperty(
             "Powered", interface: "org.bluez.Adapter1", path: "/org/bluez/hci0", destination: "org.bluez")
         #expect(powered == .boolean(true))
+    }
+
+    /// A link drop and a reconnect, with both GATT cache modes: one PropertiesChanged with
+    /// {ServicesResolved: false, Connected: false}; with Cache = no the GATT objects go and come
+    /// back at the same paths; the StartNotify session is re-enabled by the simulated bluetoothd.
+    @Test(arguments: [Scenario.GattCache.always, .no])
+    func dropAndReconnect(cache: Scenario.GattCache) async throws {
+        let rig = try await Rig(scenario: "basic") { scenario in
+            scenario.gattCache = cache
+            scenario.devices[0].known = true
+            scenario.devices[0].drops = [Scenario.Drop(at: 1.0, for: 0.6)]
+        }
+        defer { Task { await rig.close() } }
+        let events = try await rig.client.objectEvents(sender: "org.bluez", pathNamespace: "/org/bluez")
+        var iterator = events.makeAsyncIterator()
+        _ = try await rig.call(Self.device, "org.bluez.Device1", "Connect")
+        _ = await Self.next(&iterator) {
+            if case .interfacesAdded(let path, _) = $0 { path == Self.controlPoint } else { false }
+        }
+        _ = try await rig.call(Self.measurement, "org.bluez.GattCharacteristic1", "StartNotify")
+
+        let drop = await Self.next(&iterator) {
+            Self.changed($0, Self.device, "Connected") == .boolean(false)
+        }
+        guard case .propertiesChanged(let change)? = drop.found else {
+            Issue.record("no drop")
+            return
+        }
+        #expect(change.changed["ServicesResolved"] == .boolean(false), "one signal for both")
+        #expect(
+            drop.before.contains { Self.changed($0, Self.measurement, "Value") != nil }, "it was streaming")
+
+        // Reconnect: Connect waits until the strap is reachable again.
+        _ = try await rig.call(Self.device, "org.bluez.Device1", "Connect")
+        let resumed = await Self.next(&iterator) { Self.changed($0, Self.measurement, "Value") != nil }
+        #expect(resumed.found != nil, "notifications resume without a second StartNotify")
+        let removed = resumed.before.contains {
+            if case .interfacesRemoved(let path, _) = $0 { path == Self.measurement } else { false }
+        }
+        let added = resumed.before.contains {
+            if case .interfacesAdded(let path, _) = $0 { path == Self.measurement } else { false }
+        }
+        #expect(removed == (cache == .no))
+        #expect(added == (cache == .no))
+        #expect(resumed.before.contains { Self.changed($0, Self.measurement, "Notifying") == .boolean(true) })
     }
 }
 
