@@ -491,6 +491,9 @@ public actor Simulator {
             at: path)
         devices[path]?.servicesResolved = true
         exportGATT(path)
+        // The Device Information service's PnP ID gives the device a Modalias, as in bluetoothd.
+        try? connection?.setProperty(
+            "Modalias", to: .string("usb:v1D6Bp0246d0542"), interface: BlueZName.device, at: path)
         if let battery = device.battery {
             try? connection?.export(
                 Interface(
