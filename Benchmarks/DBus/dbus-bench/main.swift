@@ -57,6 +57,22 @@ guard let address = env("DBUS_SESSION_BUS_ADDRESS") else {
     exit(64)
 }
 
+/// Idle check: CPU time used by a connected, subscribed, idle process over 2 s.
+if env("DBUS_BENCH_IDLE") != nil {
+    let idle = try await Connection(address: address)
+    let stream = try await idle.signals(matching: MatchRule(interface: "org.example.Idle"))
+    var before = rusage(), after = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &before)
+    try await Task.sleep(for: .seconds(2))
+    getrusage(RUSAGE_SELF.rawValue, &after)
+    func micros(_ t: timeval) -> Int { t.tv_sec * 1_000_000 + Int(t.tv_usec) }
+    let used = micros(after.ru_utime) + micros(after.ru_stime) - micros(before.ru_utime) - micros(before.ru_stime)
+    print("idle connection: \(used) µs of CPU in 2 s")
+    _ = stream
+    await idle.close()
+    exit(0)
+}
+
 let server = try await Connection(address: address)
 try server.export(
     Interface("org.example.Bench", methods: [Method("Ping", input: "u", output: "u") { call in call.body }]),
