@@ -8,6 +8,7 @@ internal import Glibc
 /// and every signal stream finishes.
 public final class Connection: Sendable {
     let core: Core
+    let executor: LoopTaskExecutor
 
     /// This connection's unique name on the bus (`:1.42`).
     public let uniqueName: BusName
@@ -61,6 +62,7 @@ public final class Connection: Sendable {
         }
         let (core, name) = try result.get()
         self.core = core
+        self.executor = LoopTaskExecutor(core: core)
         self.uniqueName = (try? BusName(name)) ?? BusName(unchecked: ":unknown")
     }
 
