@@ -1,15 +1,15 @@
 /// Runs tasks on a connection's own event-loop thread. A task that makes many sequential calls
 /// can prefer it (`withTaskExecutorPreference(connection.taskExecutor) { ... }`): replies then
 /// resume the task on the thread that read them, without waking a second thread.
-final class LoopTaskExecutor: TaskExecutor, @unchecked Sendable {
-    private weak var core: Core?
+final class LoopTaskExecutor: TaskExecutor, Sendable {
+    private let core: Core
 
     init(core: Core) { self.core = core }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        if let core, core.execute({ job.runSynchronously(on: executor) }) { return }
+        if core.execute({ job.runSynchronously(on: executor) }) { return }
         // The loop has stopped: run the job here rather than lose it.
         job.runSynchronously(on: executor)
     }
