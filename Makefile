@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test bench fuzz install uninstall format lint clean
+.PHONY: all build release test bench bench-dbus fuzz install uninstall format lint clean
 
 all: build
 
@@ -52,3 +52,9 @@ lint:
 
 clean:
 	rm -rf .build .build-* fuzz-corpus
+
+# D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
+bench-dbus:
+	$(SWIFT) build -c release --product dbus-bench $(SWIFT_BUILD_FLAGS)
+	dbus-run-session --config-file=Benchmarks/DBus/bus.conf -- \
+		"$$($(SWIFT) build -c release --show-bin-path)/dbus-bench"

@@ -8,6 +8,7 @@ internal import Glibc
 /// and every signal stream finishes.
 public final class Connection: Sendable {
     let core: Core
+    let executor: LoopTaskExecutor
 
     /// This connection's unique name on the bus (`:1.42`).
     public let uniqueName: BusName
@@ -61,6 +62,7 @@ public final class Connection: Sendable {
         }
         let (core, name) = try result.get()
         self.core = core
+        self.executor = LoopTaskExecutor(core: core)
         self.uniqueName = (try? BusName(name)) ?? BusName(unchecked: ":unknown")
     }
 
@@ -156,17 +158,10 @@ public final class Connection: Sendable {
                     c.resume(returning: .failure(DBusError(.cancelled, "the call was cancelled")))
                     return
                 }
-                let accepted = core.execute {
-                    guard core.open else {
-                        c.resume(returning: .failure(core.closeReason))
-                        return
-                    }
-                    core.startCall(message, timeout: nanos, token: token) { c.resume(returning: $0) }
-                }
-                if !accepted { c.resume(returning: .failure(DBusError.closed)) }
+                core.startCall(message, timeout: nanos, token: token) { c.resume(returning: $0) }
             }
         } onCancel: {
-            core.execute { core.cancelCall(token: token) }
+            core.cancelCall(token: token)
         }
         return try result.get()
     }
@@ -182,9 +177,9 @@ public final class Connection: Sendable {
         try enqueueSend(message)
     }
 
-    /// Emits a signal (broadcast, or unicast to `destination`). It is queued in order with every
-    /// other message this connection sends, so a signal emitted by a method handler before it
-    /// returns goes out before that method's reply.
+    /// Emits a signal (broadcast, or unicast to `destination`). It is queued at once, in order with
+    /// everything sent before it, so a signal emitted by a method handler before it returns goes
+    /// out before that method's reply.
     public func emitSignal(
         path: ObjectPath, interface: InterfaceName, member: MemberName, body: [Value] = [],
         destination: BusName? = nil
@@ -207,12 +202,7 @@ public final class Connection: Sendable {
     }
 
     func enqueueSend(_ message: OwnedMessage) throws(DBusError) {
-        let core = self.core
-        guard core.isOpen.load(ordering: .acquiring) else { throw DBusError.closed }
-        core.execute {
-            // Errors here (closed meanwhile, fds unsupported) have no caller left to tell.
-            _ = try? core.send(message)
-        }
+        try core.send(message)
     }
 
     /// Waits until everything queued so far has been handed to the socket layer.

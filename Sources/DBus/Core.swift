@@ -3,13 +3,27 @@ internal import CDBusShims
 internal import Glibc
 import Synchronization
 
-/// The state behind a `Connection`. Everything that touches the libdbus connection or the mutable
-/// fields below runs on the connection's own event-loop thread (its isolation domain); other
-/// threads only reach it through `execute(_:)`, which queues a job and wakes the loop through an
-/// eventfd. The loop sleeps in poll(2) on the eventfd and libdbus's watch fds, with libdbus
-/// timeouts and call deadlines turned into the poll timeout, so an idle connection costs no CPU.
+/// The state behind a `Connection`. The connection's own event-loop thread (its isolation domain)
+/// does all reading and dispatching and owns the loop-confined fields below; other threads reach
+/// that state only through `execute(_:)`, which queues a job and wakes the loop through an eventfd.
+/// Sending is the exception: libdbus's outgoing queue is thread-safe, so a message is queued from
+/// the thread that produced it (`sendNow`), in program order and without a thread hop; pending
+/// calls live in the `calls` mutex so replies can be matched whichever thread sent the call. The
+/// loop sleeps in poll(2) on the eventfd and libdbus's watch fds, with libdbus timeouts and call
+/// deadlines turned into the poll timeout, so an idle connection costs no CPU.
 final class Core: @unchecked Sendable {
     typealias Completion = (Result<Message, DBusError>) -> Void
+
+    /// Calls waiting for replies; shared by senders and the loop.
+    struct Calls {
+        var pending: [UInt32: Pending] = [:]
+        var serialsByToken: [UInt64: UInt32] = [:]
+        var cancelledTokens: Set<UInt64> = []
+        var deadlines = DeadlineHeap()
+        var closed: DBusError? = nil
+        /// Serials for our method calls (set before sending, so the reply can be registered first).
+        var nextSerial: UInt32 = 1 << 20
+    }
 
     struct Inbox {
         var jobs: [@Sendable () -> Void] = []
@@ -18,7 +32,8 @@ final class Core: @unchecked Sendable {
         var stopped = false
     }
 
-    struct Pending {
+    /// A waiting call. Its completion runs exactly once, on whichever thread finishes the call.
+    struct Pending: @unchecked Sendable {
         var completion: Completion
         var token: UInt64
     }
@@ -29,17 +44,15 @@ final class Core: @unchecked Sendable {
     let isOpen = Atomic<Bool>(true)
     private let tokens = Atomic<UInt64>(1)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    let calls = Mutex(Calls())
+    let canPassFDs: Bool
 
     // Loop-confined state.
-    var threadID = pthread_t()
+    let threadID: pthread_t
     var watches: [OpaquePointer] = []
     var timeouts: [OpaquePointer: UInt64] = [:]
     var needsIteration = false
     var open = true
-    var pending: [UInt32: Pending] = [:]
-    var serialsByToken: [UInt64: UInt32] = [:]
-    var cancelledTokens: Set<UInt64> = []
-    var deadlines = DeadlineHeap()
     var cache = SignatureCache()
     var closeReason = DBusError.closed
     // Signals (see Signals.swift) and exported objects (see Export.swift).
@@ -47,11 +60,24 @@ final class Core: @unchecked Sendable {
     var rules: [String: RuleState] = [:]
     var owners: [String: OwnerState] = [:]
     let objects = Mutex(ObjectTree())
-    var canPassFDs = false
 
+    /// Created on the loop thread itself.
     init(connection: OpaquePointer, wakeFD: Int32) {
         self.connection = connection
         self.wakeFD = wakeFD
+        self.threadID = pthread_self()
+        self.canPassFDs = dbus_connection_can_send_type(connection, Int32(CDBUS_TYPE_UNIX_FD)) != 0
+    }
+
+    var onLoopThread: Bool { pthread_equal(pthread_self(), threadID) != 0 }
+
+    /// Wakes the loop from another thread (no-op once it has stopped).
+    func wakeLoop() {
+        inbox.withLock { state in
+            guard !state.stopped else { return }
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
     }
 
     func nextToken() -> UInt64 { tokens.wrappingAdd(1, ordering: .relaxed).oldValue }
@@ -93,7 +119,6 @@ final class Core: @unchecked Sendable {
     // MARK: The loop
 
     func run() {
-        threadID = pthread_self()
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(
             connection,
@@ -124,13 +149,14 @@ final class Core: @unchecked Sendable {
                 Unmanaged<Core>.fromOpaque(data).takeUnretainedValue().armTimeout(timeout)
             },
             me, nil)
-        // libdbus asks for a wake-up after queueing outgoing data; we are always on the loop thread
-        // then, so a flag that skips the next sleep is enough.
+        // libdbus asks for a wake-up after queueing outgoing data it could not write at once: on the
+        // loop thread a flag that skips the next sleep is enough, from elsewhere the eventfd.
         dbus_connection_set_wakeup_main_function(
             connection,
             { data in
                 guard let data else { return }
-                Unmanaged<Core>.fromOpaque(data).takeUnretainedValue().needsIteration = true
+                let core = Unmanaged<Core>.fromOpaque(data).takeUnretainedValue()
+                if core.onLoopThread { core.needsIteration = true } else { core.wakeLoop() }
             }, me, nil)
         dbus_connection_add_filter(
             connection,
@@ -138,7 +164,6 @@ final class Core: @unchecked Sendable {
                 guard let message, let data else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
                 return Unmanaged<Core>.fromOpaque(data).takeUnretainedValue().handle(message)
             }, me, nil)
-        canPassFDs = dbus_connection_can_send_type(connection, Int32(CDBUS_TYPE_UNIX_FD)) != 0
 
         var pollFDs: [pollfd] = []
         var polled: [OpaquePointer] = []
@@ -227,7 +252,7 @@ final class Core: @unchecked Sendable {
     private func pollTimeout() -> Int32 {
         var next = UInt64.max
         for (_, deadline) in timeouts { next = min(next, deadline) }
-        if let first = deadlines.first { next = min(next, first.deadline) }
+        if let first = calls.withLock({ $0.deadlines.first }) { next = min(next, first.deadline) }
         if next == .max { return -1 }
         let now = monotonicNanos()
         if next <= now { return 0 }
@@ -242,13 +267,18 @@ final class Core: @unchecked Sendable {
             armTimeout(timeout)
             dbus_timeout_handle(timeout)
         }
-        while let first = deadlines.first, first.deadline <= now {
-            _ = deadlines.popFirst()
-            if let call = pending.removeValue(forKey: first.key) {
-                serialsByToken[call.token] = nil
-                call.completion(.failure(DBusError(.noReply, "no reply within the call's timeout")))
+        let expired = calls.withLock { state -> [Pending] in
+            var expired: [Pending] = []
+            while let first = state.deadlines.first, first.deadline <= now {
+                _ = state.deadlines.popFirst()
+                if let call = state.pending.removeValue(forKey: first.key) {
+                    state.serialsByToken[call.token] = nil
+                    expired.append(call)
+                }
             }
+            return expired
         }
+        for call in expired { call.completion(.failure(DBusError(.noReply, "no reply within the call's timeout"))) }
     }
 
     /// Fails everything in flight, finishes every stream and closes the libdbus connection.
@@ -257,12 +287,17 @@ final class Core: @unchecked Sendable {
         open = false
         closeReason = reason
         isOpen.store(false, ordering: .releasing)
+        let waiting = calls.withLock { state -> [Pending] in
+            state.closed = reason
+            defer {
+                state.pending.removeAll()
+                state.serialsByToken.removeAll()
+                state.deadlines.removeAll()
+            }
+            return Array(state.pending.values)
+        }
         dbus_connection_close(connection)
-        let calls = pending
-        pending.removeAll()
-        serialsByToken.removeAll()
-        deadlines.removeAll()
-        for (_, call) in calls { call.completion(.failure(reason)) }
+        for call in waiting { call.completion(.failure(reason)) }
         finishAllSubscriptions()
         objects.withLock { $0 = ObjectTree() }
     }
@@ -291,46 +326,93 @@ final class Core: @unchecked Sendable {
 
     // MARK: Sending
 
-    /// Sends a message (loop thread). Returns the serial, or throws.
-    func send(_ message: OwnedMessage) throws(DBusError) -> UInt32 {
-        guard open else { throw closeReason }
+    /// Runs `body` with the libdbus connection kept alive (referenced) even if the loop closes it
+    /// meanwhile; throws the close reason if it is already closed.
+    private func withLiveConnection<R>(_ body: (OpaquePointer) -> R) throws(DBusError) -> R {
+        let closed = calls.withLock { state -> DBusError? in
+            if let closed = state.closed { return closed }
+            dbus_connection_ref(connection)
+            return nil
+        }
+        if let closed { throw closed }
+        defer { dbus_connection_unref(connection) }
+        return body(connection)
+    }
+
+    private func checkFDs(_ message: OwnedMessage) throws(DBusError) {
         if !canPassFDs && dbus_message_contains_unix_fds(message.pointer) != 0 {
             throw DBusError(.notSupported, "this connection cannot pass unix fds")
         }
-        var serial: UInt32 = 0
-        guard dbus_connection_send(connection, message.pointer, &serial) != 0 else {
-            throw DBusError(.noMemory, "out of memory sending a message")
-        }
-        return serial
     }
 
-    /// Sends a method call and registers `completion` for its reply (loop thread).
+    /// Queues a message for sending, from any thread; messages queued by one thread go out in
+    /// the order they were queued.
+    func send(_ message: OwnedMessage) throws(DBusError) {
+        try checkFDs(message)
+        let ok = try withLiveConnection { dbus_connection_send($0, message.pointer, nil) != 0 }
+        guard ok else { throw DBusError(.noMemory, "out of memory sending a message") }
+    }
+
+    /// Sends a method call and registers `completion` for its reply, from any thread. The
+    /// completion runs on the loop thread (or here if the call fails at once).
     func startCall(_ message: OwnedMessage, timeout: UInt64, token: UInt64, completion: @escaping Completion) {
-        if cancelledTokens.remove(token) != nil {
-            completion(.failure(DBusError(.cancelled, "the call was cancelled")))
-            return
-        }
-        let serial: UInt32
         do {
-            serial = try send(message)
+            try checkFDs(message)
         } catch {
             completion(.failure(error))
             return
         }
-        pending[serial] = Pending(completion: completion, token: token)
-        serialsByToken[token] = serial
         let now = monotonicNanos()
-        deadlines.insert(timeout > UInt64.max - now ? UInt64.max : now + timeout, serial)
-    }
-
-    func cancelCall(token: UInt64) {
-        guard let serial = serialsByToken.removeValue(forKey: token) else {
-            cancelledTokens.insert(token)
+        let deadline = timeout > UInt64.max - now ? UInt64.max : now + timeout
+        enum Outcome {
+            case failed(DBusError)
+            case registered(UInt32, wake: Bool)
+        }
+        let entry = Pending(completion: completion, token: token)
+        let outcome = calls.withLock { state -> Outcome in
+            if let closed = state.closed { return .failed(closed) }
+            if state.cancelledTokens.remove(token) != nil {
+                return .failed(DBusError(.cancelled, "the call was cancelled"))
+            }
+            let serial = state.nextSerial
+            state.nextSerial = state.nextSerial == UInt32.max ? 1 << 20 : state.nextSerial + 1
+            state.pending[serial] = entry
+            state.serialsByToken[token] = serial
+            let wake = state.deadlines.first.map { deadline < $0.deadline } ?? true
+            state.deadlines.insert(deadline, serial)
+            dbus_connection_ref(connection)
+            return .registered(serial, wake: wake)
+        }
+        guard case .registered(let serial, let wake) = outcome else {
+            if case .failed(let error) = outcome { completion(.failure(error)) }
             return
         }
-        if let call = pending.removeValue(forKey: serial) {
-            call.completion(.failure(DBusError(.cancelled, "the call was cancelled")))
+        dbus_message_set_serial(message.pointer, serial)
+        let sent = dbus_connection_send(connection, message.pointer, nil) != 0
+        dbus_connection_unref(connection)
+        if !sent {
+            let call = calls.withLock { state -> Pending? in
+                guard let call = state.pending.removeValue(forKey: serial) else { return nil }
+                state.serialsByToken[call.token] = nil
+                return call
+            }
+            call?.completion(.failure(DBusError(.noMemory, "out of memory sending a message")))
+            return
         }
+        // A deadline earlier than the loop's current poll timeout needs the loop to look again.
+        if wake && !onLoopThread { wakeLoop() }
+    }
+
+    /// Cancels a call (any thread); a call not started yet is refused when it starts.
+    func cancelCall(token: UInt64) {
+        let call = calls.withLock { state -> Pending? in
+            guard let serial = state.serialsByToken.removeValue(forKey: token) else {
+                state.cancelledTokens.insert(token)
+                return nil
+            }
+            return state.pending.removeValue(forKey: serial)
+        }
+        call?.completion(.failure(DBusError(.cancelled, "the call was cancelled")))
     }
 
     /// Loop-thread helper: a call whose reply is handled on the loop thread.
@@ -354,8 +436,14 @@ final class Core: @unchecked Sendable {
         switch Int32(dbus_message_get_type(message)) {
         case Int32(CDBUS_MESSAGE_TYPE_METHOD_RETURN), Int32(CDBUS_MESSAGE_TYPE_ERROR):
             let replySerial = dbus_message_get_reply_serial(message)
-            guard let call = pending.removeValue(forKey: replySerial) else { return DBUS_HANDLER_RESULT_HANDLED }
-            serialsByToken[call.token] = nil
+            let found = calls.withLock { state -> Pending? in
+                guard let call = state.pending.removeValue(forKey: replySerial) else { return nil }
+                state.serialsByToken[call.token] = nil
+                // Deadlines are deleted lazily; drop them all when nothing is pending.
+                if state.pending.isEmpty { state.deadlines.removeAll() }
+                return call
+            }
+            guard let call = found else { return DBUS_HANDLER_RESULT_HANDLED }
             do {
                 let reply = try Message(message, cache: &cache)
                 call.completion(reply.kind == .error ? .failure(reply.error) : .success(reply))

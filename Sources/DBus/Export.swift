@@ -29,8 +29,8 @@ public final class MethodCall: Sendable {
         }
     }
 
-    /// Runs `action` on the connection's thread right after the reply has been queued: whatever it
-    /// sends goes out after the reply (the handler's own sends before returning go out before it).
+    /// Runs `action` right after the reply has been queued: whatever it sends goes out after the
+    /// reply (the handler's own sends before returning go out before it).
     public func afterReply(_ action: @escaping @Sendable () -> Void) {
         actions.withLock { $0.append(action) }
     }
@@ -227,7 +227,7 @@ extension Connection {
                     path: manager, interface: .objectManager, member: "InterfacesAdded",
                     body: [.objectPath(path), object.interfaceMap(only: interfaces.map(\.interface.name))],
                     destination: nil)
-                core.execute { _ = try? core.send(signal) }
+                try? core.send(signal)
             }
         }
     }
@@ -253,7 +253,7 @@ extension Connection {
                     path: manager, interface: .objectManager, member: "InterfacesRemoved",
                     body: [.objectPath(path), .strings(removing.map(\.rawValue))], destination: nil)
             {
-                core.execute { _ = try? core.send(signal) }
+                try? core.send(signal)
             }
         }
     }
@@ -345,7 +345,7 @@ extension Core {
         let signal = try Connection.makeSignal(
             path: path, interface: .properties, member: "PropertiesChanged",
             body: [.string(interface.rawValue), .propertyMap(changed), .strings(invalidated)], destination: nil)
-        execute { [self] in _ = try? self.send(signal) }
+        try send(signal)
     }
 
     private func sendReply(to call: OwnedMessage, _ values: [Value]) {
@@ -354,7 +354,7 @@ extension Core {
             guard let pointer = dbus_message_new_method_return(call.pointer) else { return }
             let reply = OwnedMessage(adopting: pointer)
             try Encoder.append(values, to: pointer)
-            _ = try send(reply)
+            try send(reply)
         } catch {
             sendError(to: call, DBusError(.failed, "cannot send the reply: \(error.message)"))
         }
@@ -368,15 +368,17 @@ extension Core {
 
     private func sendError(to call: OwnedMessage, _ error: DBusError) {
         guard dbus_message_get_no_reply(call.pointer) == 0, let reply = Core.makeError(to: call, error) else { return }
-        _ = try? send(reply)
+        try? send(reply)
     }
 
-    /// Runs an async handler off the loop and sends its reply (or error) in order with everything
-    /// the handler queued before returning.
+    /// Runs an async handler and sends its reply (or error) after everything the handler sent
+    /// before returning.
     private func runHandler(
         _ call: MethodCall, output: Signature?, _ body: @escaping @Sendable (MethodCall) async throws -> [Value]
     ) {
-        Task { [self] in
+        // Started immediately on the loop thread: a handler that does not suspend runs to completion
+        // here, without a thread hop; one that suspends continues on the global executor.
+        Task.immediate { [self] in
             var reply: OwnedMessage? = nil
             let wantsReply = !call.message.noReplyExpected
             do {
@@ -397,12 +399,8 @@ extension Core {
                 let dbusError = (error as? DBusError) ?? DBusError(.failed, String(describing: error))
                 reply = wantsReply ? Core.makeError(to: call.raw, dbusError) : nil
             }
-            let actions = call.takeActions()
-            let message = reply
-            execute { [self] in
-                if let message { _ = try? self.send(message) }
-                for action in actions { action() }
-            }
+            if let reply { try? send(reply) }
+            for action in call.takeActions() { action() }
         }
     }
 

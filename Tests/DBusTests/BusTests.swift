@@ -171,6 +171,26 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
         }
     }
 
+    @Test func callsFromTheConnectionsOwnThread() async throws {
+        try await withBus { bus in
+            let server = try await startEchoServer(bus)
+            let client = try await bus.connect()
+            let sum = try await withTaskExecutorPreference(client.taskExecutor) {
+                var sum: UInt32 = 0
+                for i in 0..<100 { sum += try await echo(client, [.uint32(UInt32(i))]).decode(UInt32.self) }
+                return sum
+            }
+            #expect(sum == 4950)
+            await client.close()
+            // After close, work preferring the stopped loop still runs (and fails cleanly).
+            let error = await dbusError {
+                try await withTaskExecutorPreference(client.taskExecutor) { try await echo(client, []) }
+            }
+            #expect(error?.code == .disconnected)
+            await server.close()
+        }
+    }
+
     @Test func requestName() async throws {
         try await withBus { bus in
             let a = try await bus.connect()

@@ -108,38 +108,74 @@ func withBus<R>(_ body: (TestBus) async throws -> R) async throws -> R {
     return try await body(bus)
 }
 
-/// Runs a program to completion without blocking the cooperative pool; returns (status, stdout).
-func run(
-    _ executable: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil
-) async throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
+/// Spawns `argv` with stdout and stderr on pipes and an unblocked signal mask; returns the pid and
+/// the read ends. posix_spawn rather than Foundation.Process, which leaks and can hang off the main thread.
+func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> (pid_t, Int32, Int32) {
+    var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
+    guard pipe(&out) == 0, pipe(&err) == 0 else { throw DBusError(.failed, "pipe failed") }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+    for fd in [out[0], out[1], err[0], err[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }
-    process.environment = env
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let collected = Mutex<(Data, Data)>((Data(), Data()))
-    out.fileHandleForReading.readabilityHandler = { h in
-        let d = h.availableData
-        collected.withLock { $0.0.append(d) }
+    var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    var cEnv: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in cArgs + cEnv { free(p) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, &cEnv)
+    close(out[1])
+    close(err[1])
+    guard rc == 0 else {
+        close(out[0])
+        close(err[0])
+        throw DBusError(.failed, "cannot start \(argv[0]): \(rc)")
     }
-    err.fileHandleForReading.readabilityHandler = { h in
-        let d = h.availableData
-        collected.withLock { $0.1.append(d) }
+    return (pid, out[0], err[0])
+}
+
+private func readAll(_ fd: Int32) -> String {
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(fd, &buffer, buffer.count)
+        if n <= 0 { break }
+        data += buffer[0..<n]
     }
-    let status: Int32 = try await withCheckedThrowingContinuation { c in
-        process.terminationHandler = { p in c.resume(returning: p.terminationStatus) }
-        do { try process.run() } catch { c.resume(throwing: error) }
+    close(fd)
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Runs a program to completion on a thread of its own (the cooperative pool is never blocked);
+/// returns its exit status, stdout and stderr.
+func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+) async throws -> (status: Int32, output: String, errors: String) {
+    let (pid, out, err) = try spawn([executable] + arguments, environment: environment)
+    return await withCheckedContinuation { continuation in
+        let thread = Thread {
+            let errors = Mutex("")
+            let errThread = Thread { errors.withLock { $0 = readAll(err) } }
+            errThread.start()
+            let output = readAll(out)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            // stderr reaches EOF once the process has exited.
+            while errThread.isExecuting || !errThread.isFinished { usleep(1000) }
+            let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            continuation.resume(returning: (code, output, errors.withLock { $0 }))
+        }
+        thread.start()
     }
-    out.fileHandleForReading.readabilityHandler = nil
-    err.fileHandleForReading.readabilityHandler = nil
-    let restOut = (try? out.fileHandleForReading.readToEnd()) ?? nil
-    let restErr = (try? err.fileHandleForReading.readToEnd()) ?? nil
-    let (o, e) = collected.withLock { ($0.0 + (restOut ?? Data()), $0.1 + (restErr ?? Data())) }
-    return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
 }
 
 /// The next element of a stream, or nil if none arrives within `timeout`.

@@ -32,8 +32,8 @@ import Testing
     }
 
     @Test func signaturesAreValidated() throws {
-        #expect(try Signature("a{oa{sa{sv}}}").types.count == 1)
-        #expect(try Signature("ya(ii)a{sv}h").types.count == 4)
+        #expect(try Signature(String("a{oa{sa{sv}}}")).types.count == 1)
+        #expect(try Signature(String("ya(ii)a{sv}h")).types.count == 4)
         for bad in ["a", "(", "()", "a{vs}", "a{s}", "a{sss}", "{sv}", "z", String(repeating: "a", count: 33) + "y",
             String(repeating: "(", count: 33) + "y" + String(repeating: ")", count: 33), String(repeating: "y", count: 256)]
         {
