@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test bench bench-dbus fuzz install uninstall format lint clean
+.PHONY: all build release test bench bench-decoder bench-dbus fidelity fuzz install uninstall format lint clean
 
 all: build
 
@@ -26,7 +26,9 @@ test:
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench:
+bench: bench-decoder bench-dbus
+
+bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress $(BENCH_FLAGS)
 
 # libFuzzer over the measurement decoder: `make fuzz FUZZ_SECONDS=600`.
@@ -37,12 +39,23 @@ fuzz:
 	$(FUZZ_BUILD)/heart-rate-fuzz -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		fuzz-corpus Fuzz/seeds
 
+SHAREDIR ?= $(PREFIX)/share/hrm
+
 install: release
-	install -d "$(DESTDIR)$(BINDIR)"
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SHAREDIR)/scenarios"
 	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm" "$(DESTDIR)$(BINDIR)/hrm"
+	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm-sim" "$(DESTDIR)$(BINDIR)/hrm-sim"
+	install -m 0644 Scenarios/*.json "$(DESTDIR)$(SHAREDIR)/scenarios/"
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/hrm"
+	rm -f "$(DESTDIR)$(BINDIR)/hrm" "$(DESTDIR)$(BINDIR)/hrm-sim"
+	rm -rf "$(DESTDIR)$(SHAREDIR)"
+
+# hrm-sim against the real BlueZ lab's recorded probe run (needs ../shared/realbluez, python3-gi).
+REALBLUEZ ?= ../shared/realbluez
+fidelity: build
+	.build/debug/hrm-sim --scenario lab -- /usr/bin/python3 $(REALBLUEZ)/probe.py > .build/probe-sim.txt 2>&1
+	python3 Tests/Fidelity/compare-probe.py $(REALBLUEZ)/transcripts/probe.txt .build/probe-sim.txt
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Fuzz

@@ -11,7 +11,8 @@ public struct PropertiesChanged: Sendable {
         guard message.member?.rawValue == "PropertiesChanged", message.interface == .properties else {
             throw DBusError(.typeMismatch, "not a PropertiesChanged signal")
         }
-        (interface, changed, invalidated) = try message.decode(String.self, [String: Value].self, [String].self)
+        (interface, changed, invalidated) = try message.decode(
+            String.self, [String: Value].self, [String].self)
         sender = message.sender
         path = message.path ?? .root
     }
@@ -23,11 +24,16 @@ public enum ObjectManagerEvent: Sendable {
     case interfacesRemoved(path: ObjectPath, interfaces: [String])
 
     public init(_ message: Message) throws(DBusError) {
-        guard message.interface == .objectManager else { throw DBusError(.typeMismatch, "not an ObjectManager signal") }
+        guard message.interface == .objectManager else {
+            throw DBusError(.typeMismatch, "not an ObjectManager signal")
+        }
         switch message.member?.rawValue {
         case "InterfacesAdded":
-            guard message.signature.rawValue == "oa{sa{sv}}", case .objectPath(let path) = message.body[0] else {
-                throw DBusError(.typeMismatch, "InterfacesAdded has signature '\(message.signature)', expected 'oa{sa{sv}}'")
+            guard message.signature.rawValue == "oa{sa{sv}}", case .objectPath(let path) = message.body[0]
+            else {
+                throw DBusError(
+                    .typeMismatch,
+                    "InterfacesAdded has signature '\(message.signature)', expected 'oa{sa{sv}}'")
             }
             self = .interfacesAdded(path: path, interfaces: try message.body[1].interfaceMap())
         case "InterfacesRemoved":
@@ -51,8 +57,10 @@ public enum ObjectEvent: Sendable {
             self = .propertiesChanged(try PropertiesChanged(message))
         } else {
             switch try ObjectManagerEvent(message) {
-            case .interfacesAdded(let path, let interfaces): self = .interfacesAdded(path: path, interfaces: interfaces)
-            case .interfacesRemoved(let path, let interfaces): self = .interfacesRemoved(path: path, interfaces: interfaces)
+            case .interfacesAdded(let path, let interfaces):
+                self = .interfacesAdded(path: path, interfaces: interfaces)
+            case .interfacesRemoved(let path, let interfaces):
+                self = .interfacesRemoved(path: path, interfaces: interfaces)
             }
         }
     }
@@ -110,7 +118,8 @@ extension Connection {
     /// PropertiesChanged signals from `sender` at `path` (or under `pathNamespace`), optionally for
     /// one interface only (matched with arg0 on the bus). Malformed signals are dropped.
     public func propertiesChanged(
-        sender: BusName?, path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil, interface: InterfaceName? = nil
+        sender: BusName?, path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil,
+        interface: InterfaceName? = nil
     ) async throws(DBusError) -> AsyncStream<PropertiesChanged> {
         let rule = MatchRule(
             sender: sender, path: path, pathNamespace: pathNamespace, interface: .properties,
@@ -133,10 +142,13 @@ extension Connection {
         sender: BusName?, pathNamespace: ObjectPath, managerPath: ObjectPath = .root
     ) async throws(DBusError) -> AsyncStream<ObjectEvent> {
         let rules = [
-            MatchRule(sender: sender, path: managerPath, interface: .objectManager, member: "InterfacesAdded"),
-            MatchRule(sender: sender, path: managerPath, interface: .objectManager, member: "InterfacesRemoved"),
             MatchRule(
-                sender: sender, pathNamespace: pathNamespace, interface: .properties, member: "PropertiesChanged"),
+                sender: sender, path: managerPath, interface: .objectManager, member: "InterfacesAdded"),
+            MatchRule(
+                sender: sender, path: managerPath, interface: .objectManager, member: "InterfacesRemoved"),
+            MatchRule(
+                sender: sender, pathNamespace: pathNamespace, interface: .properties,
+                member: "PropertiesChanged"),
         ]
         return try await subscribe(rules) { try? ObjectEvent($0) }
     }

@@ -33,7 +33,9 @@ public final class Connection: Sendable {
                         }
                         dbus_connection_set_exit_on_disconnect(opened, 0)
                         do {
-                            _ = try withDBusError("register with the bus at \(address)", failureCode: .connectionFailed) {
+                            _ = try withDBusError(
+                                "register with the bus at \(address)", failureCode: .connectionFailed
+                            ) {
                                 dbus_bus_register(opened, $0) != 0 ? true : nil
                             }
                             name = dbus_bus_get_unique_name(opened).map { String(cString: $0) } ?? ""
@@ -57,7 +59,8 @@ public final class Connection: Sendable {
                 }
             } catch {
                 Glibc.close(wakeFD)
-                continuation.resume(returning: .failure(error as? DBusError ?? DBusError(.noMemory, "\(error)")))
+                continuation.resume(
+                    returning: .failure(error as? DBusError ?? DBusError(.noMemory, "\(error)")))
             }
         }
         let (core, name) = try result.get()
@@ -68,7 +71,8 @@ public final class Connection: Sendable {
 
     /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else `/var/run/dbus/system_bus_socket`).
     public static func system() async throws(DBusError) -> Connection {
-        try await Connection(address: address(from: "DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket")
+        try await Connection(
+            address: address(from: "DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket")
     }
 
     /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
@@ -240,14 +244,18 @@ public enum ReleaseNameReply: UInt32, Sendable {
 }
 
 extension Connection {
-    func busCall(_ member: MemberName, _ body: [Value], timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
+    func busCall(_ member: MemberName, _ body: [Value], timeout: Duration = .seconds(25))
+        async throws(DBusError) -> Message
+    {
         try await call(
             destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: member, body: body,
             timeout: timeout)
     }
 
     /// Asks the bus for a well-known name.
-    public func requestName(_ name: BusName, flags: RequestNameFlags = .doNotQueue) async throws(DBusError) -> RequestNameReply {
+    public func requestName(_ name: BusName, flags: RequestNameFlags = .doNotQueue) async throws(DBusError)
+        -> RequestNameReply
+    {
         let reply = try await busCall("RequestName", [.string(name.rawValue), .uint32(flags.rawValue)])
         let code = try reply.decode(UInt32.self)
         guard let result = RequestNameReply(rawValue: code) else {
@@ -272,7 +280,7 @@ extension Connection {
         do {
             let reply = try await busCall("GetNameOwner", [.string(name.rawValue)])
             return try BusName(try reply.decode(String.self))
-        } catch where error.code == .nameHasNoOwner {
+        } catch  where error.code == .nameHasNoOwner {
             return nil
         }
     }

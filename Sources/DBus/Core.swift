@@ -243,7 +243,8 @@ final class Core: @unchecked Sendable {
 
     private func armTimeout(_ timeout: OpaquePointer) {
         if dbus_timeout_get_enabled(timeout) != 0 {
-            timeouts[timeout] = monotonicNanos() + UInt64(max(0, dbus_timeout_get_interval(timeout))) * 1_000_000
+            timeouts[timeout] =
+                monotonicNanos() + UInt64(max(0, dbus_timeout_get_interval(timeout))) * 1_000_000
         } else {
             timeouts[timeout] = nil
         }
@@ -278,7 +279,9 @@ final class Core: @unchecked Sendable {
             }
             return expired
         }
-        for call in expired { call.completion(.failure(DBusError(.noReply, "no reply within the call's timeout"))) }
+        for call in expired {
+            call.completion(.failure(DBusError(.noReply, "no reply within the call's timeout")))
+        }
     }
 
     /// Fails everything in flight, finishes every stream and closes the libdbus connection.
@@ -355,7 +358,8 @@ final class Core: @unchecked Sendable {
 
     /// Sends a method call and registers `completion` for its reply, from any thread. The
     /// completion runs on the loop thread (or here if the call fails at once).
-    func startCall(_ message: OwnedMessage, timeout: UInt64, token: UInt64, completion: @escaping Completion) {
+    func startCall(_ message: OwnedMessage, timeout: UInt64, token: UInt64, completion: @escaping Completion)
+    {
         do {
             try checkFDs(message)
         } catch {
@@ -424,7 +428,8 @@ final class Core: @unchecked Sendable {
             let message = try Connection.makeCall(
                 destination: destination, path: path, interface: interface, member: member, body: body,
                 noReply: false, autoStart: true, interactive: false)
-            startCall(message, timeout: timeout.clampedNanoseconds, token: nextToken(), completion: completion)
+            startCall(
+                message, timeout: timeout.clampedNanoseconds, token: nextToken(), completion: completion)
         } catch {
             completion(.failure(error))
         }

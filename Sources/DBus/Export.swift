@@ -21,7 +21,9 @@ public final class MethodCall: Sendable {
     public var body: [Value] { message.body }
 
     /// The arguments decoded as the given types (throws `.typeMismatch`, which becomes InvalidArgs).
-    public func decode<each T: DBusValueConvertible>(_ types: repeat (each T).Type) throws(DBusError) -> (repeat each T) {
+    public func decode<each T: DBusValueConvertible>(_ types: repeat (each T).Type) throws(DBusError) -> (
+        repeat each T
+    ) {
         do {
             return try message.decode(repeat each types)
         } catch {
@@ -126,7 +128,9 @@ public struct Interface: Sendable {
     public let properties: [String: Property]
     public let signals: [SignalSpec]
 
-    public init(_ name: InterfaceName, methods: [Method] = [], properties: [Property] = [], signals: [SignalSpec] = []) {
+    public init(
+        _ name: InterfaceName, methods: [Method] = [], properties: [Property] = [], signals: [SignalSpec] = []
+    ) {
         self.name = name
         var m: [MemberName: Method] = [:]
         for method in methods { m[method.name] = method }
@@ -158,7 +162,9 @@ struct ExportedObject {
     func propertyMap(_ name: InterfaceName) -> Value {
         guard let entry = interfaces[name] else { return .propertyMap([:]) }
         var map: [String: Value] = [:]
-        for (key, value) in entry.values where entry.spec.properties[key]?.access != .write { map[key] = value }
+        for (key, value) in entry.values where entry.spec.properties[key]?.access != .write {
+            map[key] = value
+        }
         return .propertyMap(map)
     }
 
@@ -193,7 +199,9 @@ struct ObjectTree: Sendable {
         let prefixCount = path == .root ? 1 : path.rawValue.utf8.count + 1
         for p in Array(objects.keys) + Array(managers) where p.isDescendant(of: path) {
             let rest = p.rawValue.utf8.dropFirst(prefixCount)
-            let element = rest.split(separator: UInt8(ascii: "/"), maxSplits: 1).first.map { String(decoding: $0, as: UTF8.self) }
+            let element = rest.split(separator: UInt8(ascii: "/"), maxSplits: 1).first.map {
+                String(decoding: $0, as: UTF8.self)
+            }
             if let element { names.insert(element) }
         }
         return names.sorted()
@@ -209,7 +217,8 @@ extension Connection {
         for exported in interfaces {
             let reserved: Set<InterfaceName> = [.properties, .introspectable, .peer, .objectManager]
             guard !reserved.contains(exported.interface.name) else {
-                throw DBusError(.invalidArgs, "\(exported.interface.name) is provided by the connection itself")
+                throw DBusError(
+                    .invalidArgs, "\(exported.interface.name) is provided by the connection itself")
             }
             try Connection.check(exported.properties, against: exported.interface)
         }
@@ -218,7 +227,9 @@ extension Connection {
             guard core.isOpen.load(ordering: .acquiring) else { throw DBusError.closed }
             var object = tree.objects[path] ?? ExportedObject()
             for exported in interfaces {
-                if object.interfaces[exported.interface.name] == nil { object.order.append(exported.interface.name) }
+                if object.interfaces[exported.interface.name] == nil {
+                    object.order.append(exported.interface.name)
+                }
                 object.interfaces[exported.interface.name] = (exported.interface, exported.properties)
             }
             tree.objects[path] = object
@@ -233,7 +244,9 @@ extension Connection {
     }
 
     /// Exports one interface at `path`.
-    public func export(_ interface: Interface, at path: ObjectPath, properties: [String: Value] = [:]) throws(DBusError) {
+    public func export(_ interface: Interface, at path: ObjectPath, properties: [String: Value] = [:])
+        throws(DBusError)
+    {
         try export([ExportedInterface(interface, properties: properties)], at: path)
     }
 
@@ -307,7 +320,9 @@ extension Connection {
     }
 
     /// Sets one property (see `setProperties`).
-    public func setProperty(_ name: String, to value: Value?, interface: InterfaceName, at path: ObjectPath) throws(DBusError) {
+    public func setProperty(_ name: String, to value: Value?, interface: InterfaceName, at path: ObjectPath)
+        throws(DBusError)
+    {
         try setProperties([name: value], interface: interface, at: path)
     }
 
@@ -330,7 +345,8 @@ extension Connection {
                 throw DBusError(.unknownProperty, "interface \(interface.name) has no property '\(name)'")
             }
             guard value.type == property.type else {
-                throw DBusError(.typeMismatch, "property '\(name)' has type '\(property.type)', got '\(value.type)'")
+                throw DBusError(
+                    .typeMismatch, "property '\(name)' has type '\(property.type)', got '\(value.type)'")
             }
         }
     }
@@ -344,7 +360,8 @@ extension Core {
     ) throws(DBusError) {
         let signal = try Connection.makeSignal(
             path: path, interface: .properties, member: "PropertiesChanged",
-            body: [.string(interface.rawValue), .propertyMap(changed), .strings(invalidated)], destination: nil)
+            body: [.string(interface.rawValue), .propertyMap(changed), .strings(invalidated)],
+            destination: nil)
         try send(signal)
     }
 
@@ -362,19 +379,24 @@ extension Core {
 
     static func makeError(to call: OwnedMessage, _ error: DBusError) -> OwnedMessage? {
         let text = String(error.message.unicodeScalars.filter { $0 != "\0" })
-        guard let pointer = dbus_message_new_error(call.pointer, error.name.rawValue, text) else { return nil }
+        guard let pointer = dbus_message_new_error(call.pointer, error.name.rawValue, text) else {
+            return nil
+        }
         return OwnedMessage(adopting: pointer)
     }
 
     private func sendError(to call: OwnedMessage, _ error: DBusError) {
-        guard dbus_message_get_no_reply(call.pointer) == 0, let reply = Core.makeError(to: call, error) else { return }
+        guard dbus_message_get_no_reply(call.pointer) == 0, let reply = Core.makeError(to: call, error) else {
+            return
+        }
         try? send(reply)
     }
 
     /// Runs an async handler and sends its reply (or error) after everything the handler sent
     /// before returning.
     private func runHandler(
-        _ call: MethodCall, output: Signature?, _ body: @escaping @Sendable (MethodCall) async throws -> [Value]
+        _ call: MethodCall, output: Signature?,
+        _ body: @escaping @Sendable (MethodCall) async throws -> [Value]
     ) {
         // Started immediately on the loop thread: a handler that does not suspend runs to completion
         // here, without a thread hop; one that suspends continues on the global executor.
@@ -384,7 +406,9 @@ extension Core {
             do {
                 let values = try await body(call)
                 if wantsReply {
-                    if let output, Signature(validatedTypes: values.map(\.type), rawValue: "").types != output.types {
+                    if let output,
+                        Signature(validatedTypes: values.map(\.type), rawValue: "").types != output.types
+                    {
                         let got = (try? Signature(values.map(\.type)).rawValue) ?? "?"
                         throw DBusError(
                             .failed, "\(call.member) returned values of type '\(got)' instead of '\(output)'")
@@ -421,8 +445,9 @@ extension Core {
         case InterfaceName.introspectable?:
             guard member == "Introspect" else { return sendError(to: raw, unknownMethod(message)) }
             let xml = objects.withLock { tree -> String? in
-                guard tree.objects[path] != nil || tree.managers.contains(path) || tree.hasDescendants(path)
-                    || path == .root
+                guard
+                    tree.objects[path] != nil || tree.managers.contains(path) || tree.hasDescendants(path)
+                        || path == .root
                 else { return nil }
                 return introspect(tree, path)
             }
@@ -437,7 +462,8 @@ extension Core {
                 let entries = tree.objects.filter { $0.key.isDescendant(of: path) }.sorted { $0.key < $1.key }
                     .map { DictEntry(.objectPath($0.key), $0.value.interfaceMap()) }
                 return .dictionary(
-                    key: .objectPath, value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)),
+                    key: .objectPath,
+                    value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)),
                     entries)
             }
             guard let result else { return sendError(to: raw, unknownInterface(path, .objectManager)) }
@@ -508,7 +534,9 @@ extension Core {
             }
             let result = objects.withLock { tree -> Result<Value, DBusError> in
                 guard let object = tree.objects[path] else { return .failure(unknownObject(path)) }
-                guard let entry = object.interfaces[iface] else { return .failure(unknownInterface(path, iface)) }
+                guard let entry = object.interfaces[iface] else {
+                    return .failure(unknownInterface(path, iface))
+                }
                 guard let property = entry.spec.properties[name], property.access != .write,
                     let value = entry.values[name]
                 else { return .failure(DBusError(.invalidArgs, "No such property '\(name)'")) }
@@ -532,11 +560,14 @@ extension Core {
             case .failure(let error): sendError(to: raw, error)
             }
         case ("Set", "ssv"):
-            guard case .string(let name) = args[1], case .variant(let value) = args[2], let iface = interfaceArg()
+            guard case .string(let name) = args[1], case .variant(let value) = args[2],
+                let iface = interfaceArg()
             else { return sendError(to: raw, DBusError(.invalidArgs, "invalid interface name")) }
             let found = objects.withLock { tree -> Result<Property, DBusError> in
                 guard let object = tree.objects[path] else { return .failure(unknownObject(path)) }
-                guard let entry = object.interfaces[iface] else { return .failure(unknownInterface(path, iface)) }
+                guard let entry = object.interfaces[iface] else {
+                    return .failure(unknownInterface(path, iface))
+                }
                 guard let property = entry.spec.properties[name] else {
                     return .failure(DBusError(.invalidArgs, "No such property '\(name)'"))
                 }
@@ -707,7 +738,8 @@ func introspect(_ tree: ObjectTree, _ path: ObjectPath) -> String {
                 xml += "  </signal>\n"
             }
             for property in spec.properties.values.sorted(by: { $0.name < $1.name }) {
-                xml += "  <property name=\"\(property.name.rawValue)\" type=\"\(escapeXML(property.type.description))\" "
+                xml +=
+                    "  <property name=\"\(property.name.rawValue)\" type=\"\(escapeXML(property.type.description))\" "
                 xml += "access=\"\(property.access.rawValue)\""
                 if property.changes == .emitsValue {
                     xml += "/>\n"

@@ -40,7 +40,8 @@ struct ValueValidator {
         }
         let signature = try Signature(types)
         guard estimatedBytes <= Limits.maxMessageBytes - 4096 else {
-            throw DBusError(.limitsExceeded, "message body of about \(estimatedBytes) bytes exceeds the 128 MiB limit")
+            throw DBusError(
+                .limitsExceeded, "message body of about \(estimatedBytes) bytes exceeds the 128 MiB limit")
         }
         return signature
     }
@@ -112,13 +113,16 @@ struct ValueValidator {
 
     private func checkDepth(_ depth: Int) throws(DBusError) {
         guard depth <= Limits.maxContainerDepth else {
-            throw DBusError(.invalidValue, "value nests containers more than \(Limits.maxContainerDepth) deep")
+            throw DBusError(
+                .invalidValue, "value nests containers more than \(Limits.maxContainerDepth) deep")
         }
     }
 
     private func checkString(_ s: String) throws(DBusError) {
         // Swift strings are valid UTF-8; D-Bus strings must also not contain NUL.
-        if s.utf8.contains(0) { throw DBusError(.invalidValue, "string \(s.debugDescription) contains a NUL character") }
+        if s.utf8.contains(0) {
+            throw DBusError(.invalidValue, "string \(s.debugDescription) contains a NUL character")
+        }
     }
 
     private func tooLarge(_ bytes: Int) -> DBusError {
@@ -136,7 +140,9 @@ enum Encoder {
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(message, &iter)
         for value in values {
-            guard append(value, to: &iter) else { throw DBusError(.noMemory, "out of memory building a message") }
+            guard append(value, to: &iter) else {
+                throw DBusError(.noMemory, "out of memory building a message")
+            }
         }
     }
 
@@ -194,7 +200,8 @@ enum Encoder {
                 bytes.withUnsafeBufferPointer { buffer in
                     var base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)
                     return withUnsafePointer(to: &base) {
-                        dbus_message_iter_append_fixed_array(&sub, Int32(CDBUS_TYPE_BYTE), $0, Int32(buffer.count))
+                        dbus_message_iter_append_fixed_array(
+                            &sub, Int32(CDBUS_TYPE_BYTE), $0, Int32(buffer.count))
                     } != 0
                 }
             }

@@ -58,12 +58,15 @@ public struct Message: Sendable {
 
     /// The body decoded as the given types, e.g. `try reply.decode(UnixFD.self, UInt16.self)`;
     /// throws `.typeMismatch` saying which argument was wrong.
-    public func decode<each T: DBusValueConvertible>(_ types: repeat (each T).Type) throws(DBusError) -> (repeat each T) {
+    public func decode<each T: DBusValueConvertible>(_ types: repeat (each T).Type) throws(DBusError) -> (
+        repeat each T
+    ) {
         var count = 0
         for _ in repeat (each types) { count += 1 }
         guard count == body.count else {
             throw DBusError(
-                .typeMismatch, "\(describe) has \(body.count) argument(s) ('\(signature)'), expected \(count)")
+                .typeMismatch, "\(describe) has \(body.count) argument(s) ('\(signature)'), expected \(count)"
+            )
         }
         var index = 0
         func next<U: DBusValueConvertible>(_ type: U.Type) throws(DBusError) -> U {

@@ -27,7 +27,9 @@ private func dottedNameProblem(_ string: String, allowHyphen: Bool, allowLeading
         }
         let ok = isNameChar(c) || (allowHyphen && c == 0x2D)
         if !ok { return "contains the character \(String(decoding: [c], as: UTF8.self).debugDescription)" }
-        if elementLength == 0 && isDigit(c) && !allowLeadingDigit { return "has an element starting with a digit" }
+        if elementLength == 0 && isDigit(c) && !allowLeadingDigit {
+            return "has an element starting with a digit"
+        }
         elementLength += 1
     }
     if elementLength == 0 { return "has an empty element" }
@@ -41,7 +43,8 @@ private func invalid(_ kind: String, _ string: String, _ problem: String) -> DBu
 }
 
 /// An object path such as `/org/bluez/hci0`.
-public struct ObjectPath: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct ObjectPath: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral
+{
     public let rawValue: String
 
     public static let root = ObjectPath(unchecked: "/")
@@ -52,7 +55,9 @@ public struct ObjectPath: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 
     public init(stringLiteral value: String) {
-        guard ObjectPath.problem(value) == nil else { preconditionFailure("invalid object path literal \(value)") }
+        guard ObjectPath.problem(value) == nil else {
+            preconditionFailure("invalid object path literal \(value)")
+        }
         rawValue = value
     }
 
@@ -91,7 +96,8 @@ public struct ObjectPath: Hashable, Comparable, Sendable, CustomStringConvertibl
         if namespace.rawValue == "/" || namespace.rawValue == rawValue { return true }
         return rawValue.utf8.count > namespace.rawValue.utf8.count
             && rawValue.hasPrefix(namespace.rawValue)
-            && rawValue.utf8[rawValue.utf8.index(rawValue.utf8.startIndex, offsetBy: namespace.rawValue.utf8.count)]
+            && rawValue.utf8[
+                rawValue.utf8.index(rawValue.utf8.startIndex, offsetBy: namespace.rawValue.utf8.count)]
                 == 0x2F
     }
 
@@ -143,7 +149,9 @@ public struct BusName: Hashable, Sendable, CustomStringConvertible, ExpressibleB
 }
 
 /// An interface name such as `org.bluez.Device1`.
-public struct InterfaceName: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct InterfaceName: Hashable, Comparable, Sendable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
     public let rawValue: String
 
     public init(_ string: String) throws(DBusError) {
@@ -152,7 +160,9 @@ public struct InterfaceName: Hashable, Comparable, Sendable, CustomStringConvert
     }
 
     public init(stringLiteral value: String) {
-        guard InterfaceName.problem(value) == nil else { preconditionFailure("invalid interface name literal \(value)") }
+        guard InterfaceName.problem(value) == nil else {
+            preconditionFailure("invalid interface name literal \(value)")
+        }
         rawValue = value
     }
 
@@ -173,7 +183,8 @@ public struct InterfaceName: Hashable, Comparable, Sendable, CustomStringConvert
 }
 
 /// A method, signal or property name such as `Connect`.
-public struct MemberName: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct MemberName: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral
+{
     public let rawValue: String
 
     public init(_ string: String) throws(DBusError) {
@@ -182,7 +193,9 @@ public struct MemberName: Hashable, Comparable, Sendable, CustomStringConvertibl
     }
 
     public init(stringLiteral value: String) {
-        guard MemberName.problem(value) == nil else { preconditionFailure("invalid member name literal \(value)") }
+        guard MemberName.problem(value) == nil else {
+            preconditionFailure("invalid member name literal \(value)")
+        }
         rawValue = value
     }
 
@@ -213,7 +226,9 @@ public struct ErrorName: Hashable, Sendable, CustomStringConvertible, Expressibl
     }
 
     public init(stringLiteral value: String) {
-        guard InterfaceName.problem(value) == nil else { preconditionFailure("invalid error name literal \(value)") }
+        guard InterfaceName.problem(value) == nil else {
+            preconditionFailure("invalid error name literal \(value)")
+        }
         rawValue = value
     }
 

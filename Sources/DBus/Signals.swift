@@ -219,7 +219,9 @@ extension Core {
 
     /// Registers `subscription` locally at once (so nothing after the bus's reply is missed), then
     /// tracks owners and adds the rules on the bus; `ready` runs once every AddMatch is answered.
-    func subscribe(_ subscription: Subscription, id: UInt64, ready: @escaping (Result<Void, DBusError>) -> Void) {
+    func subscribe(
+        _ subscription: Subscription, id: UInt64, ready: @escaping (Result<Void, DBusError>) -> Void
+    ) {
         guard open else {
             ready(.failure(closeReason))
             return
@@ -353,7 +355,9 @@ private func inNamespace(_ path: UnsafePointer<CChar>, _ namespace: String) -> B
     var namespace = namespace
     return namespace.withUTF8 { ns in
         let length = strlen(path)
-        guard let base = ns.baseAddress, length >= ns.count, memcmp(path, base, ns.count) == 0 else { return false }
+        guard let base = ns.baseAddress, length >= ns.count, memcmp(path, base, ns.count) == 0 else {
+            return false
+        }
         return length == ns.count || path[ns.count] == 0x2F
     }
 }
@@ -387,7 +391,9 @@ extension Connection {
         bufferingPolicy: AsyncStream<T>.Continuation.BufferingPolicy = .unbounded,
         transform: @escaping @Sendable (Message) -> T?
     ) async throws(DBusError) -> AsyncStream<T> {
-        guard !rules.isEmpty else { throw DBusError(.invalidArgs, "a subscription needs at least one match rule") }
+        guard !rules.isEmpty else {
+            throw DBusError(.invalidArgs, "a subscription needs at least one match rule")
+        }
         for rule in rules { try rule.validate() }
         let core = self.core
         let (stream, continuation) = AsyncStream.makeStream(of: T.self, bufferingPolicy: bufferingPolicy)

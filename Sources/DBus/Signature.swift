@@ -118,7 +118,8 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible, Expressibl
         for t in types {
             let d = t.depths()
             guard d.array <= 32, d.structure <= 32 else {
-                throw DBusError(.invalidSignature, "signature \(text.prefix(40))… nests deeper than 32 arrays or structs")
+                throw DBusError(
+                    .invalidSignature, "signature \(text.prefix(40))… nests deeper than 32 arrays or structs")
             }
         }
         self.types = types

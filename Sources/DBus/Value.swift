@@ -1,5 +1,5 @@
-import Synchronization
 internal import Glibc
+import Synchronization
 
 /// A D-Bus value of any type. Containers keep their element types, so an empty `a{sv}` is still
 /// an `a{sv}` and an empty `ao` still an `ao`. `ay` is always `.bytes`.
@@ -124,7 +124,9 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
         }
         var out: [String: [String: Value]] = [:]
         for entry in entries {
-            guard case .string(let key) = entry.key else { throw .typeMismatch(expected: "a{sa{sv}}", got: self) }
+            guard case .string(let key) = entry.key else {
+                throw .typeMismatch(expected: "a{sa{sv}}", got: self)
+            }
             out[key] = try entry.value.propertyMap()
         }
         return out
@@ -132,7 +134,9 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
 
     /// This `a{oa{sa{sv}}}` (GetManagedObjects).
     public func managedObjects() throws(DBusError) -> [ObjectPath: [String: [String: Value]]] {
-        guard case .dictionary(.objectPath, .dictionary(.string, .dictionary(.string, .variant)), let entries) = self
+        guard
+            case .dictionary(.objectPath, .dictionary(.string, .dictionary(.string, .variant)), let entries) =
+                self
         else { throw .typeMismatch(expected: "a{oa{sa{sv}}}", got: self) }
         var out: [ObjectPath: [String: [String: Value]]] = [:]
         for entry in entries {
@@ -158,13 +162,16 @@ public struct DictEntry: Sendable, Equatable {
 extension DBusError {
     static func typeMismatch(expected: String, got value: Value, context: String? = nil) -> DBusError {
         let prefix = context.map { "\($0): " } ?? ""
-        return DBusError(.typeMismatch, "\(prefix)expected a value of type '\(expected)', got '\(value.type)'")
+        return DBusError(
+            .typeMismatch, "\(prefix)expected a value of type '\(expected)', got '\(value.type)'")
     }
 }
 
 extension Dictionary where Key == String, Value == DBus.Value {
     /// The property `name` decoded as `T`, nil if absent; throws if present with another type.
-    public func decode<T: DBusValueConvertible>(_ name: String, as type: T.Type = T.self) throws(DBusError) -> T? {
+    public func decode<T: DBusValueConvertible>(_ name: String, as type: T.Type = T.self) throws(DBusError)
+        -> T?
+    {
         guard let value = self[name] else { return nil }
         do {
             return try T(dbusValue: value.unwrapped)
@@ -174,7 +181,9 @@ extension Dictionary where Key == String, Value == DBus.Value {
     }
 
     /// The property `name` decoded as `T`; throws if absent or of another type.
-    public func require<T: DBusValueConvertible>(_ name: String, as type: T.Type = T.self) throws(DBusError) -> T {
+    public func require<T: DBusValueConvertible>(_ name: String, as type: T.Type = T.self) throws(DBusError)
+        -> T
+    {
         guard let value = try decode(name, as: type) else {
             throw DBusError(.typeMismatch, "property '\(name)' is missing")
         }
@@ -196,7 +205,9 @@ public final class UnixFD: Sendable, Equatable, CustomStringConvertible {
     /// Duplicates `descriptor` (close-on-exec); the caller keeps its own.
     public convenience init(duplicating descriptor: Int32) throws(DBusError) {
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else { throw DBusError(.invalidValue, "cannot duplicate fd \(descriptor): errno \(errno)") }
+        guard copy >= 0 else {
+            throw DBusError(.invalidValue, "cannot duplicate fd \(descriptor): errno \(errno)")
+        }
         self.init(taking: copy)
     }
 
@@ -380,6 +391,7 @@ extension Dictionary: DBusValueConvertible where Key: DBusValueConvertible, Valu
         self = out
     }
     public var dbusValue: DBus.Value {
-        .dictionary(key: Key.dbusType, value: Value.dbusType, map { DictEntry($0.key.dbusValue, $0.value.dbusValue) })
+        .dictionary(
+            key: Key.dbusType, value: Value.dbusType, map { DictEntry($0.key.dbusValue, $0.value.dbusValue) })
     }
 }

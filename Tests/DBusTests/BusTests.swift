@@ -3,9 +3,12 @@ import Foundation
 import Synchronization
 import Testing
 
-private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .seconds(5)) async throws -> Message {
+private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .seconds(5)) async throws
+    -> Message
+{
     try await client.call(
-        destination: "org.example.Test", path: "/echo", interface: "org.example.Echo", member: "Echo", body: body,
+        destination: "org.example.Test", path: "/echo", interface: "org.example.Echo", member: "Echo",
+        body: body,
         timeout: timeout)
 }
 
@@ -19,26 +22,37 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
             var nestedArray: Value = .array(.int32, [.int32(1)])
             for _ in 0..<20 { nestedArray = .array(nestedArray.type, [nestedArray]) }
             let values: [Value] = [
-                .byte(0xFF), .boolean(true), .boolean(false), .int16(-32768), .uint16(65535), .int32(Int32.min),
+                .byte(0xFF), .boolean(true), .boolean(false), .int16(-32768), .uint16(65535),
+                .int32(Int32.min),
                 .uint32(UInt32.max), .int64(Int64.min), .uint64(UInt64.max), .double(-1.5e300), .string(""),
                 .string("héllo ✓ 𝄞"), .objectPath("/org/bluez/hci0"), .signature("a{oa{sa{sv}}}"),
-                .bytes([]), .bytes([0, 1, 2, 255]), .propertyMap([:]), .objectPaths([]), .strings(["a", "b"]),
+                .bytes([]), .bytes([0, 1, 2, 255]), .propertyMap([:]), .objectPaths([]),
+                .strings(["a", "b"]),
                 .propertyMap(["RSSI": .int16(-40), "UUIDs": .strings(["180d"]), "Data": .bytes([1])]),
                 .dictionary(
-                    key: .objectPath, value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)),
+                    key: .objectPath,
+                    value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)),
                     [
                         DictEntry(
                             .objectPath("/a"),
                             .dictionary(
                                 key: .string, value: .dictionary(key: .string, value: .variant),
-                                [DictEntry(.string("org.bluez.Device1"), .propertyMap(["Connected": .boolean(true)]))]))
+                                [
+                                    DictEntry(
+                                        .string("org.bluez.Device1"),
+                                        .propertyMap(["Connected": .boolean(true)]))
+                                ]))
                     ]),
                 .dictionary(key: .uint64, value: .structure([.string, .array(.double)]), []),
                 .dictionary(
                     key: .byte, value: .structure([.string, .array(.double)]),
-                    [DictEntry(.byte(1), .structure([.string("x"), .array(.double, [.double(1), .double(2)])]))]),
+                    [
+                        DictEntry(
+                            .byte(1), .structure([.string("x"), .array(.double, [.double(1), .double(2)])]))
+                    ]),
                 .structure([.int32(1), .structure([.string("in"), .variant(.bytes([9]))])]),
-                .array(.variant, [.variant(.int32(1)), .variant(.string("two")), .variant(.propertyMap([:]))]),
+                .array(
+                    .variant, [.variant(.int32(1)), .variant(.string("two")), .variant(.propertyMap([:]))]),
                 .variant(.variant(.array(.objectPath, []))),
                 deep, nestedArray,
             ]
@@ -86,11 +100,15 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
         try await withBus { bus in
             let server = try await startEchoServer(bus)
             let client = try await bus.connect()
-            func call(_ dest: BusName, _ path: ObjectPath, _ iface: InterfaceName, _ member: MemberName, _ body: [Value] = [])
+            func call(
+                _ dest: BusName, _ path: ObjectPath, _ iface: InterfaceName, _ member: MemberName,
+                _ body: [Value] = []
+            )
                 async -> DBusError?
             {
                 await dbusError {
-                    try await client.call(destination: dest, path: path, interface: iface, member: member, body: body)
+                    try await client.call(
+                        destination: dest, path: path, interface: iface, member: member, body: body)
                 }
             }
             let t: BusName = "org.example.Test"
@@ -101,7 +119,8 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
             #expect(invalid?.code == .invalidArgs)
             #expect(invalid?.message.contains("'u'") == true)
             let custom = await call(
-                t, "/echo", "org.example.Echo", "Fail", [.string("org.bluez.Error.InProgress"), .string("busy")])
+                t, "/echo", "org.example.Echo", "Fail",
+                [.string("org.bluez.Error.InProgress"), .string("busy")])
             #expect(custom?.name == "org.bluez.Error.InProgress")
             #expect(custom?.message == "busy")
             #expect(custom?.code == .failed)
@@ -130,14 +149,16 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
             let start = ContinuousClock.now
             let error = await dbusError {
                 try await client.call(
-                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo", member: "Sleep",
+                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo",
+                    member: "Sleep",
                     body: [.uint32(3000)], timeout: .milliseconds(200))
             }
             #expect(error?.code == .noReply)
             #expect(ContinuousClock.now - start < .seconds(2))
             let task = Task {
                 try await client.call(
-                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo", member: "Sleep",
+                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo",
+                    member: "Sleep",
                     body: [.uint32(3000)])
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -219,7 +240,10 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
                         // Like BlueZ's AcquireNotify: a SOCK_SEQPACKET socket and an MTU.
                         Method("Acquire", input: "a{sv}", output: "hq") { _ in
                             var pair: [Int32] = [0, 0]
-                            guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0
+                            guard
+                                socketpair(
+                                    AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0,
+                                    &pair) == 0
                             else { throw DBusError(.failed, "socketpair") }
                             let ours = UnixFD(taking: pair[0])
                             kept.withLock { $0 = ours }
@@ -230,7 +254,9 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
                         Method("ReadFrom", input: "h", output: "ay") { call in
                             let fd = try call.decode(UnixFD.self)
                             var buffer = [UInt8](repeating: 0, count: 64)
-                            let n = buffer.withUnsafeMutableBytes { read(fd.descriptor ?? -1, $0.baseAddress, 64) }
+                            let n = buffer.withUnsafeMutableBytes {
+                                read(fd.descriptor ?? -1, $0.baseAddress, 64)
+                            }
                             return [.bytes(Array(buffer.prefix(max(0, n))))]
                         },
                     ]),
@@ -271,7 +297,8 @@ private func echo(_ client: Connection, _ body: [Value], timeout: Duration = .se
         let stream = try await client.signals(matching: MatchRule(interface: "org.example.Never"))
         let call = Task {
             try await client.call(
-                destination: "org.example.Test", path: "/echo", interface: "org.example.Echo", member: "Sleep",
+                destination: "org.example.Test", path: "/echo", interface: "org.example.Echo",
+                member: "Sleep",
                 body: [.uint32(10_000)], timeout: .seconds(20))
         }
         try await Task.sleep(for: .milliseconds(100))

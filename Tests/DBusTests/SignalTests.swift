@@ -42,7 +42,8 @@ private func matchRuleCount(_ client: Connection, of name: BusName) async throws
             let arg0 = try await client.signals(
                 matching: [MatchRule(interface: "org.example.Sig", arg0: "x"), MatchRule(member: "End")])
             func emit(_ path: ObjectPath, _ member: MemberName, _ arg: String) throws {
-                try emitter.emitSignal(path: path, interface: "org.example.Sig", member: member, body: [.string(arg)])
+                try emitter.emitSignal(
+                    path: path, interface: "org.example.Sig", member: member, body: [.string(arg)])
             }
             try emit("/org/a/b", "Ping", "y")  // namespace only
             try emit("/other", "Pong", "x")  // arg0 only
@@ -62,9 +63,12 @@ private func matchRuleCount(_ client: Connection, of name: BusName) async throws
             let impostor = try await bus.connect()
             let client = try await bus.connect()
             #expect(try await owner.requestName("org.example.Owner") == .primaryOwner)
-            let stream = try await client.signals(matching: MatchRule(sender: "org.example.Owner", interface: "org.example.Sig"))
-            try impostor.emitSignal(path: "/", interface: "org.example.Sig", member: "Ping", body: [.string("fake")])
-            try owner.emitSignal(path: "/", interface: "org.example.Sig", member: "Ping", body: [.string("real")])
+            let stream = try await client.signals(
+                matching: MatchRule(sender: "org.example.Owner", interface: "org.example.Sig"))
+            try impostor.emitSignal(
+                path: "/", interface: "org.example.Sig", member: "Ping", body: [.string("fake")])
+            try owner.emitSignal(
+                path: "/", interface: "org.example.Sig", member: "Ping", body: [.string("real")])
             try owner.emitSignal(path: "/", interface: "org.example.Sig", member: "End")
             #expect(await collect(stream) == ["/ Ping real"])
             await client.close()
@@ -88,7 +92,8 @@ private func matchRuleCount(_ client: Connection, of name: BusName) async throws
             try await Task.sleep(for: .milliseconds(100))
             #expect(try await matchRuleCount(client, of: client.uniqueName) == 1)
             // The remaining stream still receives.
-            try emitter.emitSignal(path: "/counted", interface: "org.example.Sig", member: "Ping", body: [.string("a")])
+            try emitter.emitSignal(
+                path: "/counted", interface: "org.example.Sig", member: "Ping", body: [.string("a")])
             try emitter.emitSignal(path: "/counted", interface: "org.example.Sig", member: "End")
             #expect(await collect(try #require(second)) == ["/counted Ping a"])
             // Dropping the last stream removes the rule from the bus.
@@ -125,7 +130,8 @@ private let deviceInterface = Interface(
         Method("StartNotify") { call in
             // Changes made before returning go out before the reply; afterReply ones after it.
             let connection = try #require(deviceConnection.withLock { $0 })
-            try connection.setProperty("Notifying", to: .boolean(true), interface: "org.example.Device1", at: call.path)
+            try connection.setProperty(
+                "Notifying", to: .boolean(true), interface: "org.example.Device1", at: call.path)
             call.afterReply {
                 try? connection.emitSignal(path: call.path, interface: "org.example.Device1", member: "After")
             }
@@ -156,8 +162,11 @@ private let deviceConnection = Mutex<Connection?>(nil)
             defer { deviceConnection.withLock { $0 = nil } }
             let client = try await bus.connect()
             let name = server.uniqueName
-            try server.export(deviceInterface, at: "/org/example/dev1", properties: ["Name": .string("HRM"), "Alias": .string("HRM"), "Notifying": .boolean(false)])
-            server.addObjectManager(at: "/")  // after dev1, so no InterfacesAdded for it races the subscription
+            try server.export(
+                deviceInterface, at: "/org/example/dev1",
+                properties: ["Name": .string("HRM"), "Alias": .string("HRM"), "Notifying": .boolean(false)])
+            // After dev1, so no InterfacesAdded for it races the subscription.
+            server.addObjectManager(at: "/")
 
             let events = try await client.objectEvents(sender: name, pathNamespace: "/org/example")
             let objects = try await client.managedObjects(destination: name)
@@ -167,28 +176,45 @@ private let deviceConnection = Mutex<Connection?>(nil)
             #expect(dev1["RSSI"] == nil)
 
             // Get / GetAll / Set.
-            #expect(try await client.getProperty("Name", interface: "org.example.Device1", path: "/org/example/dev1", destination: name) == .string("HRM"))
-            let all = try await client.getAllProperties(interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
+            #expect(
+                try await client.getProperty(
+                    "Name", interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
+                    == .string("HRM"))
+            let all = try await client.getAllProperties(
+                interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
             #expect(Set(all.keys) == ["Name", "Alias", "Notifying"])
-            try await client.setProperty("Alias", to: .string("Chest"), interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
-            #expect(server.property("Alias", interface: "org.example.Device1", at: "/org/example/dev1") == .string("Chest"))
+            try await client.setProperty(
+                "Alias", to: .string("Chest"), interface: "org.example.Device1", path: "/org/example/dev1",
+                destination: name)
+            #expect(
+                server.property("Alias", interface: "org.example.Device1", at: "/org/example/dev1")
+                    == .string("Chest"))
             let readOnly = await dbusError {
-                try await client.setProperty("Name", to: .string("x"), interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
+                try await client.setProperty(
+                    "Name", to: .string("x"), interface: "org.example.Device1", path: "/org/example/dev1",
+                    destination: name)
             }
             #expect(readOnly?.code == .propertyReadOnly)
             let wrongType = await dbusError {
-                try await client.setProperty("Alias", to: .uint32(1), interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
+                try await client.setProperty(
+                    "Alias", to: .uint32(1), interface: "org.example.Device1", path: "/org/example/dev1",
+                    destination: name)
             }
             #expect(wrongType?.code == .invalidSignature)
             let absent = await dbusError {
-                try await client.getProperty("RSSI", interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
+                try await client.getProperty(
+                    "RSSI", interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
             }
             #expect(absent?.code == .invalidArgs)
             let refused = await dbusError {
-                try await client.setProperty("Level", to: .byte(200), interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
+                try await client.setProperty(
+                    "Level", to: .byte(200), interface: "org.example.Device1", path: "/org/example/dev1",
+                    destination: name)
             }
             #expect(refused?.name == "org.example.Error.OutOfRange")
-            try await client.setProperty("Level", to: .byte(50), interface: "org.example.Device1", path: "/org/example/dev1", destination: name)
+            try await client.setProperty(
+                "Level", to: .byte(50), interface: "org.example.Device1", path: "/org/example/dev1",
+                destination: name)
 
             // Changes made by a method go out before its reply.
             let log = Mutex<[String]>([])
@@ -196,12 +222,15 @@ private let deviceConnection = Mutex<Connection?>(nil)
                 log.withLock { $0.append(message.member?.rawValue ?? "?") }
                 return 0
             }
-            _ = try await client.call(destination: name, path: "/org/example/dev1", interface: "org.example.Device1", member: "StartNotify")
+            _ = try await client.call(
+                destination: name, path: "/org/example/dev1", interface: "org.example.Device1",
+                member: "StartNotify")
             #expect(log.withLock { $0.first } == "PropertiesChanged")
 
             // Object manager signals as objects come and go.
             try server.export(deviceInterface, at: "/org/example/dev2", properties: ["Name": .string("Two")])
-            try server.setProperties(["RSSI": .int16(-50)], interface: "org.example.Device1", at: "/org/example/dev2")
+            try server.setProperties(
+                ["RSSI": .int16(-50)], interface: "org.example.Device1", at: "/org/example/dev2")
             try server.setProperties(["RSSI": nil], interface: "org.example.Device1", at: "/org/example/dev2")
             server.unexport(at: "/org/example/dev2")
 
@@ -210,36 +239,55 @@ private let deviceConnection = Mutex<Connection?>(nil)
             while seen.count < 7, let event = await iterator.next() {
                 switch event {
                 case .propertiesChanged(let change):
-                    let changed = change.changed.keys.sorted().map { "\($0)=\(change.changed[$0]?.description ?? "")" }
-                    seen.append("PC \(change.path.lastElement) \(changed.joined(separator: ",")) -\(change.invalidated.joined(separator: ","))")
+                    let changed = change.changed.keys.sorted().map {
+                        "\($0)=\(change.changed[$0]?.description ?? "")"
+                    }
+                    seen.append(
+                        "PC \(change.path.lastElement) \(changed.joined(separator: ",")) -\(change.invalidated.joined(separator: ","))"
+                    )
                 case .interfacesAdded(let path, let interfaces):
-                    seen.append("IA \(path.lastElement) \(interfaces["org.example.Device1"]?["Name"]?.description ?? "")")
+                    seen.append(
+                        "IA \(path.lastElement) \(interfaces["org.example.Device1"]?["Name"]?.description ?? "")"
+                    )
                 case .interfacesRemoved(let path, let interfaces):
                     seen.append("IR \(path.lastElement) \(interfaces.joined(separator: ","))")
                 }
             }
-            #expect(seen == [
-                "PC dev1 Alias=\"Chest\" -",
-                "PC dev1  -Level",
-                "PC dev1 Notifying=true -",
-                "IA dev2 \"Two\"",
-                "PC dev2 RSSI=-50 -",
-                "PC dev2  -RSSI",
-                "IR dev2 org.example.Device1",
-            ])
+            #expect(
+                seen == [
+                    "PC dev1 Alias=\"Chest\" -",
+                    "PC dev1  -Level",
+                    "PC dev1 Notifying=true -",
+                    "IA dev2 \"Two\"",
+                    "PC dev2 RSSI=-50 -",
+                    "PC dev2  -RSSI",
+                    "IR dev2 org.example.Device1",
+                ])
             _ = ordered
 
             // Introspection and Peer.
-            let rootXML = try await client.call(destination: name, path: "/", interface: .introspectable, member: "Introspect").decode(String.self)
+            let rootXML = try await client.call(
+                destination: name, path: "/", interface: .introspectable, member: "Introspect"
+            ).decode(String.self)
             #expect(rootXML.contains("<node name=\"org\"/>"))
             #expect(rootXML.contains("org.freedesktop.DBus.ObjectManager"))
-            let devXML = try await client.call(destination: name, path: "/org/example/dev1", interface: .introspectable, member: "Introspect").decode(String.self)
-            for needle in ["org.example.Device1", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer", "<method name=\"StartNotify\">", "<property name=\"Alias\" type=\"s\" access=\"readwrite\"/>", "value=\"invalidates\""] {
+            let devXML = try await client.call(
+                destination: name, path: "/org/example/dev1", interface: .introspectable, member: "Introspect"
+            ).decode(String.self)
+            for needle in [
+                "org.example.Device1", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer",
+                "<method name=\"StartNotify\">", "<property name=\"Alias\" type=\"s\" access=\"readwrite\"/>",
+                "value=\"invalidates\"",
+            ] {
                 #expect(devXML.contains(needle), "\(needle)")
             }
-            let unknown = await dbusError { try await client.call(destination: name, path: "/nope", interface: .introspectable, member: "Introspect") }
+            let unknown = await dbusError {
+                try await client.call(
+                    destination: name, path: "/nope", interface: .introspectable, member: "Introspect")
+            }
             #expect(unknown?.code == .unknownObject)
-            _ = try await client.call(destination: name, path: "/org/example/dev1", interface: .peer, member: "Ping")
+            _ = try await client.call(
+                destination: name, path: "/org/example/dev1", interface: .peer, member: "Ping")
             await client.close()
             await server.close()
         }

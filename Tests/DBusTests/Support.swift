@@ -42,7 +42,8 @@ final class TestBus: Sendable {
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addclose(&actions, fds[0])
         let argv = [
-            "/usr/bin/dbus-daemon", "--config-file=\(configURL.path)", "--nofork", "--print-address=1", "--nopidfile",
+            "/usr/bin/dbus-daemon", "--config-file=\(configURL.path)", "--nofork", "--print-address=1",
+            "--nopidfile",
         ]
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }

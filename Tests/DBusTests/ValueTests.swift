@@ -5,11 +5,15 @@ import Testing
     // Strings go through variables: `T("literal")` would use the (trapping) literal initialiser.
     @Test func namesAreValidated() {
         func ok<T>(_ make: (String) throws -> T, _ text: String) -> Bool { (try? make(text)) != nil }
-        for good in ["/org/bluez/hci0", "/", "/a_1/B"] { #expect(ok({ try ObjectPath($0) }, good), "\(good)") }
+        for good in ["/org/bluez/hci0", "/", "/a_1/B"] {
+            #expect(ok({ try ObjectPath($0) }, good), "\(good)")
+        }
         for bad in ["", "org", "/org/", "//a", "/a-b", "/a b", "/a\u{0}"] {
             #expect(!ok({ try ObjectPath($0) }, bad), "\(bad.debugDescription)")
         }
-        for good in [":1.42", "org.bluez", "org.bluez-x.a_b"] { #expect(ok({ try BusName($0) }, good), "\(good)") }
+        for good in [":1.42", "org.bluez", "org.bluez-x.a_b"] {
+            #expect(ok({ try BusName($0) }, good), "\(good)")
+        }
         for bad in ["", "org", "org..bluez", "1org.bluez", "org.bl uez", ".org.bluez", ":"] {
             #expect(!ok({ try BusName($0) }, bad), "\(bad.debugDescription)")
         }
@@ -34,9 +38,11 @@ import Testing
     @Test func signaturesAreValidated() throws {
         #expect(try Signature(String("a{oa{sa{sv}}}")).types.count == 1)
         #expect(try Signature(String("ya(ii)a{sv}h")).types.count == 4)
-        for bad in ["a", "(", "()", "a{vs}", "a{s}", "a{sss}", "{sv}", "z", String(repeating: "a", count: 33) + "y",
-            String(repeating: "(", count: 33) + "y" + String(repeating: ")", count: 33), String(repeating: "y", count: 256)]
-        {
+        for bad in [
+            "a", "(", "()", "a{vs}", "a{s}", "a{sss}", "{sv}", "z", String(repeating: "a", count: 33) + "y",
+            String(repeating: "(", count: 33) + "y" + String(repeating: ")", count: 33),
+            String(repeating: "y", count: 256),
+        ] {
             let error = #expect(throws: DBusError.self) { try Signature(bad) }
             #expect(error?.code == .invalidSignature)
         }
