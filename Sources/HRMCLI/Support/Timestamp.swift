@@ -46,3 +46,14 @@ extension Int64 {
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }
+
+extension Timestamp {
+    /// Local wall-clock time, `HH:MM:SS`, for text output meant for people.
+    var localClock: String {
+        var seconds = time_t(millisecondsSinceEpoch / 1000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+}

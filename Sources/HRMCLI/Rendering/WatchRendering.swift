@@ -1,0 +1,150 @@
+import HeartRate
+
+/// How `watch` writes events: one renderer per output mode. Each returns the text to write to
+/// stdout for an event (nil for nothing); diagnostics go to stderr separately.
+protocol EventRenderer {
+    /// Text to write before any event (a CSV header), if any.
+    var header: String? { get }
+    /// The stdout text for `event`, newline included; nil when this mode does not show it.
+    mutating func render(_ event: MonitorEvent) -> String?
+    /// Text to write when the run ends (restores a live display), if any.
+    mutating func finish() -> String?
+}
+
+extension EventRenderer {
+    var header: String? { nil }
+    mutating func finish() -> String? { nil }
+}
+
+/// `--json`: the JSON-lines contract, every event.
+struct JSONLinesRenderer: EventRenderer {
+    mutating func render(_ event: MonitorEvent) -> String? {
+        MonitorEventJSON.line(event) + "\n"
+    }
+}
+
+/// `--csv`: a header, then measurements only.
+struct CSVRenderer: EventRenderer {
+    var header: String? { MeasurementCSV.header + "\n" }
+
+    mutating func render(_ event: MonitorEvent) -> String? {
+        MeasurementCSV.row(event).map { $0 + "\n" }
+    }
+}
+
+/// Plain text, one line per event: what `watch` prints into a pipe or a file.
+struct TextLinesRenderer: EventRenderer {
+    mutating func render(_ event: MonitorEvent) -> String? {
+        let clock = event.time.localClock
+        switch event.kind {
+        case .measurement(let m):
+            return "\(clock)  \(MeasurementRendering.text(m))\n"
+        case .info(let name, let location, let battery, let manufacturer, let model):
+            return "\(clock)  "
+                + WatchText.info(
+                    address: event.device, name: name, location: location, battery: battery,
+                    manufacturer: manufacturer, model: model) + "\n"
+        case .status(let state, let detail):
+            return "\(clock)  -- \(state.rawValue)" + (detail.map { ": \($0)" } ?? "") + "\n"
+        case .battery(let percent):
+            return "\(clock)  battery \(percent) %\n"
+        case .device(let name, let rssi, _, _):
+            return
+                "\(clock)  found \(event.device ?? "?") \(name ?? "(no name)") \(rssi.map { "\($0) dBm" } ?? "")\n"
+        case .error:
+            return nil  // on stderr
+        }
+    }
+}
+
+/// On a terminal: info and status lines scroll, and one live line at the bottom is redrawn in
+/// place with the heart rate, contact, the latest RR intervals, a sparkline of the last minute
+/// and the battery.
+struct LiveRenderer: EventRenderer {
+    let colour: Bool
+    private var history: [(time: Int64, bpm: Int)] = []
+    private var latest: HeartRateMeasurement? = nil
+    private var battery: Int? = nil
+    private var hasLiveLine = false
+
+    init(colour: Bool) {
+        self.colour = colour
+    }
+
+    mutating func render(_ event: MonitorEvent) -> String? {
+        switch event.kind {
+        case .measurement(let m):
+            latest = m
+            history.append((event.time.millisecondsSinceEpoch, Int(m.heartRate)))
+            history.removeAll { event.time.millisecondsSinceEpoch - $0.time > 60_000 }
+            return redraw()
+        case .battery(let percent):
+            battery = percent
+            return redraw()
+        case .info(let name, let location, let battery, let manufacturer, let model):
+            self.battery = battery ?? self.battery
+            let line = WatchText.info(
+                address: event.device, name: name, location: location, battery: battery,
+                manufacturer: manufacturer, model: model)
+            return scroll(line)
+        case .status(let state, let detail):
+            if state != .connected { latest = nil }
+            return scroll(paint("-- \(state.rawValue)" + (detail.map { ": \($0)" } ?? ""), dim: true))
+        case .device, .error:
+            return nil
+        }
+    }
+
+    mutating func finish() -> String? {
+        hasLiveLine ? "\n" : nil
+    }
+
+    /// A line printed above the live line, which is then drawn again.
+    private mutating func scroll(_ line: String) -> String {
+        let clear = hasLiveLine ? "\r\u{1B}[2K" : ""
+        hasLiveLine = false
+        return clear + line + "\n" + (redraw() ?? "")
+    }
+
+    private mutating func redraw() -> String? {
+        guard let m = latest else { return nil }
+        var parts = [paint("♥ \(m.heartRate) bpm", bold: true)]
+        switch m.sensorContact {
+        case .detected: parts.append("contact ✓")
+        case .notDetected: parts.append(paint("no contact", warn: true))
+        case .unsupported: break
+        }
+        if !m.rrIntervals.isEmpty {
+            parts.append(
+                "RR " + m.rrIntervals.map { String(Int($0.milliseconds.rounded())) }.joined(separator: " ")
+                    + " ms")
+        }
+        if let energy = m.energyExpended { parts.append("\(energy) kJ") }
+        parts.append(Sparkline.render(history.map(\.bpm)))
+        if let battery { parts.append("battery \(battery) %") }
+        hasLiveLine = true
+        return "\r\u{1B}[2K" + parts.joined(separator: "  ")
+    }
+
+    private func paint(_ text: String, bold: Bool = false, dim: Bool = false, warn: Bool = false) -> String {
+        guard colour else { return text }
+        let code = bold ? "1;31" : warn ? "33" : dim ? "2" : "0"
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+}
+
+enum WatchText {
+    /// `Polar H10 (D2:4B:7E:10:20:30): chest, battery 87 %, Polar Electro Oy H10`
+    static func info(
+        address: String?, name: String?, location: BodySensorLocation?, battery: Int?, manufacturer: String?,
+        model: String?
+    ) -> String {
+        var facts: [String] = []
+        if let location { facts.append("worn on the \(location.text)") }
+        if let battery { facts.append("battery \(battery) %") }
+        let maker = [manufacturer, model].compactMap { $0 }.joined(separator: " ")
+        if !maker.isEmpty { facts.append(maker) }
+        let who = "\(name ?? "(no name)") (\(address ?? "?"))"
+        return facts.isEmpty ? who : "\(who): \(facts.joined(separator: ", "))"
+    }
+}
