@@ -29,7 +29,7 @@ MILESTONES = [
     r"InterfacesAdded /org/bluez/hci0/dev_00_AA_01_01_00_01 \['org.bluez.Battery1'\]",
     r"char0019 org.bluez.GattCharacteristic1 \{'Value': 'bytes\[01\]'\}",
     r"char0016 org.bluez.GattCharacteristic1 \{'Notifying': 'dbus.Boolean\(True",
-    r"notification 0x2A37 0e 7e 00 00",
+    r"notification 0x2A37 (06|0e) ",
     r"OK 4 notifications via PropertiesChanged",
     r"AcquireNotify while StartNotify is active -> org.bluez.Error.InProgress In Progress",
     r"AcquireNotify -> fd \d+ mtu 517",
