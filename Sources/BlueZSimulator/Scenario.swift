@@ -130,6 +130,16 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var adapter: String? = nil
         public var powered: Bool? = nil
         public var downFor: Double? = nil
+
+        public init(
+            at: Double, type: String, adapter: String? = nil, powered: Bool? = nil, downFor: Double? = nil
+        ) {
+            self.at = at
+            self.type = type
+            self.adapter = adapter
+            self.powered = powered
+            self.downFor = downFor
+        }
     }
 
     public init() {}

@@ -224,7 +224,7 @@ public actor Simulator {
                 Property("Class", type: .uint32),
                 Property("Powered", type: .boolean, access: .readWrite) { value, call in
                     guard case .boolean(let on) = value else { throw BlueZError.invalidArguments }
-                    try await self.setPowered(adapterPath: call.path, on)
+                    try await self.setPowered(adapterPath: call.path, on)  // the connection announces Powered
                     return value
                 },
                 Property("PowerState", type: .string),
@@ -348,10 +348,12 @@ public actor Simulator {
 
     func setPowered(adapterPath: ObjectPath, _ on: Bool) async throws {
         guard let name = adapterName(adapterPath) else { throw BlueZError.doesNotExist }
-        try await power(name, on)
+        try await power(name, on, announce: false)
     }
 
-    func power(_ name: String, _ on: Bool) async throws {
+    /// Powers an adapter off or on; `announce` also emits Powered (a remote Set has it emitted by
+    /// the connection instead).
+    func power(_ name: String, _ on: Bool, announce: Bool = true) async throws {
         guard let adapter = adapters[name], adapter.powered != on else { return }
         log.record("power", ["adapter": name, "powered": on])
         if !on {
@@ -359,14 +361,23 @@ public actor Simulator {
                 linkLost(path, reason: "power-off")
             }
             adapters[name]?.discoveryClients = [:]
-            try? connection?.setProperties(
-                ["Discovering": .boolean(false), "PowerState": .string("off")], interface: BlueZName.adapter,
-                at: adapter.path)
+            var changes: [String: Value?] = ["Discovering": .boolean(false), "PowerState": .string("off")]
+            if announce { changes["Powered"] = .boolean(false) }
+            announceAdapter(changes, adapter.path)
         } else {
-            try? connection?.setProperty(
-                "PowerState", to: .string("on"), interface: BlueZName.adapter, at: adapter.path)
+            var changes: [String: Value?] = ["PowerState": .string("on")]
+            if announce { changes["Powered"] = .boolean(true) }
+            announceAdapter(changes, adapter.path)
         }
         adapters[name]?.powered = on
+    }
+
+    func announceAdapter(_ changes: [String: Value?], _ path: ObjectPath) {
+        do {
+            try connection?.setProperties(changes, interface: BlueZName.adapter, at: path)
+        } catch {
+            log.record("internal-error", ["what": "\(error)"])
+        }
     }
 
     // MARK: - Device1

@@ -33,7 +33,8 @@ import Testing
             }
             adjust(&scenario)
             simulator = Simulator(
-                scenario: scenario, busAddress: bus.address, log: try SimulatorLog(path: nil), timing: timing)
+                scenario: scenario, busAddress: bus.address,
+                log: try SimulatorLog(path: ProcessInfo.processInfo.environment["RIG_LOG"]), timing: timing)
             try await simulator.start()
             client = try await Connection(address: bus.address)
         }
@@ -279,6 +280,65 @@ import Testing
         #expect(removed == (cache == .no))
         #expect(added == (cache == .no))
         #expect(resumed.before.contains { Self.changed($0, Self.measurement, "Notifying") == .boolean(true) })
+    }
+
+    /// Adapter power off and on (events), then bluetoothd restarting: the name is lost, then owned
+    /// again, and the adapter is back in GetManagedObjects.
+    @Test func powerCycleAndRestart() async throws {
+        let rig = try await Rig(scenario: "power-cycle") { scenario in
+            scenario.events = [
+                Scenario.Event(at: 0.3, type: "adapter-power", adapter: "hci0", powered: false),
+                Scenario.Event(at: 0.6, type: "adapter-power", adapter: "hci0", powered: true),
+                Scenario.Event(at: 0.9, type: "bluetoothd-restart", downFor: 0.4),
+            ]
+        }
+        defer { Task { await rig.close() } }
+        let adapter: ObjectPath = "/org/bluez/hci0"
+        var powered: [Value] = []
+        let deadline1 = ContinuousClock.now + .seconds(5)
+        while powered.count < 2 && ContinuousClock.now < deadline1 {
+            do {
+                let value = try await rig.client.getProperty(
+                    "Powered", interface: "org.bluez.Adapter1", path: adapter, destination: "org.bluez")
+                if value != powered.last ?? .boolean(true) { powered.append(value) }
+            } catch {
+                // bluetoothd restarting: try again.
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(powered == [.boolean(false), .boolean(true)])
+
+        // The restart: org.bluez has no owner for a while, then has one again.
+        var sawGone = false
+        var sawBack = false
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline && !sawBack {
+            let owner = try? await rig.client.nameOwner("org.bluez")
+            if owner == nil { sawGone = true } else if sawGone { sawBack = true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(sawGone && sawBack)
+        let objects = try await rig.client.managedObjects(destination: "org.bluez")
+        #expect(objects[adapter] != nil)
+    }
+
+    /// The deny-bluez policy: the bus itself refuses calls to org.bluez with AccessDenied.
+    @Test func accessDeniedByTheBusPolicy() async throws {
+        let bus = try PrivateBus(policy: .denyBlueZ)
+        defer { bus.stop() }
+        let simulator = Simulator(
+            scenario: try ScenarioCatalog.load("access-denied"), busAddress: bus.address,
+            log: try SimulatorLog(path: nil))
+        try await simulator.start()
+        let client = try await Connection(address: bus.address)
+        do {
+            _ = try await client.managedObjects(destination: "org.bluez")
+            Issue.record("the call went through")
+        } catch {
+            #expect(error.code == .accessDenied)
+        }
+        await client.close()
+        await simulator.stop()
     }
 }
 
