@@ -492,6 +492,7 @@ public actor Simulator {
     func connected(_ path: ObjectPath) async {
         guard devices[path]?.connected == true else { return }
         try? connection?.setProperties(["Connected": .boolean(true)], interface: BlueZName.device, at: path)
+        exportReverseDevice(path)
         try? await Task.sleep(for: .seconds(timing.servicesResolved))
         guard let device = devices[path], device.connected else { return }
         // {UUIDs, ServicesResolved} first, the GATT objects after: the order that trips clients.
@@ -569,6 +570,7 @@ public actor Simulator {
 
     func releaseLinkState(_ path: ObjectPath) {
         guard let device = devices[path] else { return }
+        if let reverse = reverseDevicePath(path) { connection?.unexport(at: reverse) }
         for characteristic in device.layout.characteristics
         where characteristic.role == .measurement
             || characteristic.role == .batteryLevel
@@ -591,6 +593,38 @@ public actor Simulator {
         }
         closeAcquired(path, announce: false)
         if scenario.gattCache == .no { unexportGATT(path) }
+    }
+
+    /// When the peripheral is itself one of the simulated adapters (the lab: hci0 connects to
+    /// hci1), bluetoothd also shows the central as a device of the peripheral's adapter:
+    /// `/org/bluez/hci1/dev_<hci0's address>`. Clients must filter Device1 objects by `Adapter`.
+    func reverseDevicePath(_ path: ObjectPath) -> ObjectPath? {
+        guard let device = devices[path],
+            let peripheral = adapters.values.first(where: {
+                BluetoothAddress($0.spec.address) == device.address
+            }),
+            let central = adapters[device.adapter],
+            let centralAddress = BluetoothAddress(central.spec.address)
+        else { return nil }
+        return ObjectPath(stringLiteral: "\(peripheral.path.rawValue)/\(centralAddress.pathComponent)")
+    }
+
+    func exportReverseDevice(_ path: ObjectPath) {
+        guard let reverse = reverseDevicePath(path), let central = adapters[devices[path]?.adapter ?? ""],
+            let address = BluetoothAddress(central.spec.address),
+            let peripheralPath = reverse.parent
+        else { return }
+        let dashed = address.description.replacingColons()
+        try? connection?.export(
+            deviceInterface(), at: reverse,
+            properties: [
+                "Address": .string(address.description), "AddressType": .string("public"),
+                "Alias": .string(dashed),
+                "Paired": .boolean(false), "Bonded": .boolean(false), "Trusted": .boolean(false),
+                "Blocked": .boolean(false), "LegacyPairing": .boolean(false), "Connected": .boolean(true),
+                "UUIDs": .strings([]), "Adapter": .objectPath(peripheralPath),
+                "ServicesResolved": .boolean(false),
+            ])
     }
 
     // MARK: - GATT objects

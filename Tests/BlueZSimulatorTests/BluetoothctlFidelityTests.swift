@@ -59,7 +59,8 @@ import Testing
             of: "\u{1B}\\[[0-9;]*[A-Za-z]|[\u{1}\u{2}\r]", with: "", options: .regularExpression)
         #expect(process.terminationStatus == 0)
         for expected in [
-            "[NEW] Device \(strap) Lab HRM", "Connection successful", "ServicesResolved: yes",
+            "[NEW] Device \(strap) Lab HRM", "[NEW] Device 00:AA:01:00:00:00 00-AA-01-00-00-00",
+            "Connection successful", "ServicesResolved: yes",
             "/service0015/char0016", "Heart Rate Measurement", "char0019 Value:", "  01  ", "Notify started",
             "Notification:", "AcquireNotify success", "MTU 517", "Successful disconnected", "Connected: no",
         ] {
