@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "HeartRate", swiftSettings: strict),
 
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
-        .target(name: "BlueZ", swiftSettings: strict),
+        .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
         .target(name: "BlueZSimulator", dependencies: ["BlueZ", "DBus", "HeartRate"], swiftSettings: strict),
@@ -56,7 +56,8 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate"], swiftSettings: strict),
         .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate"], swiftSettings: strict),

@@ -6,6 +6,17 @@ public struct PropertiesChanged: Sendable {
     public var changed: [String: Value]
     public var invalidated: [String]
 
+    public init(
+        sender: BusName? = nil, path: ObjectPath, interface: String, changed: [String: Value],
+        invalidated: [String]
+    ) {
+        self.sender = sender
+        self.path = path
+        self.interface = interface
+        self.changed = changed
+        self.invalidated = invalidated
+    }
+
     /// Decodes a PropertiesChanged signal; throws `.typeMismatch` if it has another shape.
     public init(_ message: Message) throws(DBusError) {
         guard message.member?.rawValue == "PropertiesChanged", message.interface == .properties else {

@@ -1,0 +1,11 @@
+/// A Bluetooth adapter (`org.bluez.Adapter1`).
+public struct Adapter: Sendable, Equatable {
+    /// `hci0`.
+    public let name: String
+    /// `/org/bluez/hci0`.
+    public let path: String
+    public let address: BluetoothAddress?
+    public let alias: String?
+    public let powered: Bool
+    public let discovering: Bool
+}

@@ -1,0 +1,125 @@
+import DBus
+
+/// hrm's client of bluetoothd: one system-bus connection and a mirror of bluetoothd's objects.
+///
+/// The match rules are in place before GetManagedObjects, so nothing that happens in between is
+/// missed; from then on the mirror follows the signals in bus order.
+public actor BlueZClient {
+    static let service: BusName = "org.bluez"
+    static let adapterInterface = "org.bluez.Adapter1"
+
+    let connection: Connection
+    var mirror = ObjectMirror()
+    private var follower: Task<Void, Never>? = nil
+    /// Every call to bluetoothd gets this timeout unless a slower step needs more.
+    let callTimeout: Duration
+
+    init(connection: Connection, callTimeout: Duration) {
+        self.connection = connection
+        self.callTimeout = callTimeout
+    }
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured) or to `address`, and loads
+    /// bluetoothd's objects.
+    public static func connect(address: String? = nil, timeout: Duration = .seconds(10))
+        async throws(BlueZError)
+        -> BlueZClient
+    {
+        let connection: Connection
+        do throws(DBusError) {
+            if let address {
+                connection = try await Connection(address: address)
+            } else {
+                connection = try await Connection.system()
+            }
+        } catch {
+            throw BlueZError(
+                .disconnected, "cannot connect to the system bus: \(error.message)",
+                dbusName: error.name.rawValue)
+        }
+        let client = BlueZClient(connection: connection, callTimeout: timeout)
+        try await client.load()
+        return client
+    }
+
+    func load() async throws(BlueZError) {
+        do throws(DBusError) {
+            let events = try await connection.objectEvents(sender: Self.service, pathNamespace: "/org/bluez")
+            let objects = try await connection.managedObjects(destination: Self.service, timeout: callTimeout)
+            mirror = ObjectMirror(objects)
+            follower = Task { [weak self] in
+                for await event in events { await self?.apply(event) }
+            }
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    func apply(_ event: ObjectEvent) {
+        mirror.apply(event)
+    }
+
+    public func close() async {
+        follower?.cancel()
+        await connection.close()
+    }
+
+    // MARK: - Adapters
+
+    /// Every adapter, sorted by path (two adapters have no stable "default" order on the bus).
+    public func adapters() -> [Adapter] {
+        mirror.paths(with: Self.adapterInterface).compactMap { adapter(at: $0) }
+    }
+
+    func adapter(at path: ObjectPath) -> Adapter? {
+        guard let properties = mirror.properties(path, Self.adapterInterface) else { return nil }
+        func string(_ key: String) -> String? { if case .string(let s)? = properties[key] { s } else { nil } }
+        func bool(_ key: String) -> Bool { if case .boolean(let b)? = properties[key] { b } else { false } }
+        return Adapter(
+            name: path.lastElement, path: path.rawValue,
+            address: string("Address").flatMap { BluetoothAddress($0) },
+            alias: string("Alias"), powered: bool("Powered"), discovering: bool("Discovering"))
+    }
+
+    /// The adapter named (`hci0`) or with the address given; without either, the first powered
+    /// adapter in path order, else the first one (so that "powered off" can be reported for it).
+    public func selectAdapter(_ nameOrAddress: String? = nil) throws(BlueZError) -> Adapter {
+        let all = adapters()
+        guard !all.isEmpty else { throw BlueZError(.noAdapter, "no Bluetooth adapter found") }
+        if let wanted = nameOrAddress {
+            let address = BluetoothAddress(wanted)
+            guard
+                let match = all.first(where: {
+                    $0.name == wanted || ($0.address != nil && $0.address == address)
+                })
+            else {
+                throw BlueZError(
+                    .adapterNotFound,
+                    "no adapter '\(wanted)'; there is \(all.map(\.name).joined(separator: ", "))")
+            }
+            return match
+        }
+        return all.first(where: \.powered) ?? all[0]
+    }
+
+    /// Powers the adapter on and waits (up to `timeout`) until bluetoothd says it is.
+    public func powerOn(_ adapter: Adapter, timeout: Duration = .seconds(5)) async throws(BlueZError)
+        -> Adapter
+    {
+        if adapter.powered { return adapter }
+        let path = ObjectPath(stringLiteral: adapter.path)
+        do throws(DBusError) {
+            try await connection.setProperty(
+                "Powered", to: .boolean(true), interface: "org.bluez.Adapter1", path: path,
+                destination: Self.service, timeout: callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let current = self.adapter(at: path), current.powered { return current }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        throw BlueZError(.timeout, "\(adapter.name) did not power on within \(timeout)")
+    }
+}

@@ -1,0 +1,70 @@
+import DBus
+
+/// What went wrong talking to bluetoothd, with a stable code hrm maps to exit statuses
+/// (unavailable 69, permission 77, not found 1) and to JSON `error` events.
+public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// Nobody owns org.bluez: bluetoothd is not running (or not installed).
+        case bluetoothdNotRunning = "bluetoothd_not_running"
+        /// The D-Bus policy refuses this user (not in the `bluetooth` group).
+        case accessDenied = "access_denied"
+        /// bluetoothd runs but has no adapter at all.
+        case noAdapter = "no_adapter"
+        /// No adapter with the name or address asked for.
+        case adapterNotFound = "adapter_not_found"
+        /// The adapter is powered off (org.bluez.Error.NotReady).
+        case adapterPoweredOff = "adapter_powered_off"
+        case deviceNotFound = "device_not_found"
+        /// A call or a wait ran out of time.
+        case timeout
+        /// The bus connection is gone.
+        case disconnected
+        /// Any other org.bluez.Error.*: `dbusName` and `message` say which.
+        case bluez = "bluez_error"
+        /// Any other D-Bus failure.
+        case dbus = "dbus_error"
+    }
+
+    public let code: Code
+    public let message: String
+    /// The D-Bus error name behind it, when there is one.
+    public let dbusName: String?
+
+    public init(_ code: Code, _ message: String, dbusName: String? = nil) {
+        self.code = code
+        self.message = message
+        self.dbusName = dbusName
+    }
+
+    public var description: String { message }
+
+    /// Maps a D-Bus failure to what it means for a Bluetooth client.
+    init(_ error: DBusError) {
+        let name = error.name.rawValue
+        switch error.code {
+        case .serviceUnknown, .nameHasNoOwner:
+            self.init(
+                .bluetoothdNotRunning, "bluetoothd is not running (nobody owns org.bluez on the system bus)",
+                dbusName: name)
+        case .accessDenied:
+            self.init(
+                .accessDenied,
+                "the D-Bus policy does not let this user talk to bluetoothd (is the user in the 'bluetooth' group?)",
+                dbusName: name)
+        case .noReply:
+            self.init(.timeout, "bluetoothd did not answer in time: \(error.message)", dbusName: name)
+        case .disconnected, .connectionFailed:
+            self.init(
+                .disconnected, "lost the connection to the system bus: \(error.message)", dbusName: name)
+        default:
+            if name == "org.bluez.Error.NotReady" {
+                self.init(.adapterPoweredOff, "the adapter is powered off", dbusName: name)
+            } else if name.hasPrefix("org.bluez.Error.") {
+                self.init(
+                    .bluez, "\(name.dropFirst("org.bluez.Error.".count)): \(error.message)", dbusName: name)
+            } else {
+                self.init(.dbus, "\(name): \(error.message)", dbusName: name)
+            }
+        }
+    }
+}

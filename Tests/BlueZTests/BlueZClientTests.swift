@@ -1,0 +1,142 @@
+import BlueZSimulator
+import DBus
+import Testing
+
+@testable import BlueZ
+
+/// The BlueZ client against hrm-sim on a private bus.
+@Suite(.timeLimit(.minutes(1))) struct BlueZClientTests {
+    /// Serves `scenario` and connects a client (or returns the error connecting gave).
+    static func withClient(
+        _ scenario: String, _ body: (BlueZClient) async throws -> Void
+    ) async throws {
+        let loaded = try ScenarioCatalog.load(scenario)
+        let bus = try PrivateBus(policy: PrivateBus.Policy(rawValue: loaded.busPolicy) ?? .open)
+        defer { bus.stop() }
+        let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: nil))
+        try await simulator.start()
+        let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
+        try await body(client)
+        await client.close()
+        await simulator.stop()
+    }
+
+    static func connectError(_ scenario: String) async throws -> BlueZError? {
+        let loaded = try ScenarioCatalog.load(scenario)
+        let bus = try PrivateBus(policy: PrivateBus.Policy(rawValue: loaded.busPolicy) ?? .open)
+        defer { bus.stop() }
+        let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: nil))
+        try await simulator.start()
+        defer { Task { await simulator.stop() } }
+        do {
+            let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
+            await client.close()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func adaptersAndSelection() async throws {
+        try await Self.withClient("basic") { client in
+            let adapters = await client.adapters()
+            #expect(adapters.map(\.name) == ["hci0"])
+            #expect(adapters.first?.powered == true)
+            #expect(adapters.first?.address == BluetoothAddress("00:AA:01:00:00:00"))
+            let chosen = try await client.selectAdapter()
+            #expect(chosen.name == "hci0")
+            let byAddress = try await client.selectAdapter("00:aa:01:00:00:00")
+            #expect(byAddress.name == "hci0")
+            await #expect(throws: BlueZError.self) { try await client.selectAdapter("hci9") }
+        }
+    }
+
+    @Test func twoAdaptersSortedByPath() async throws {
+        try await Self.withClient("lab") { client in
+            #expect(await client.adapters().map(\.name) == ["hci0", "hci1"])
+            let second = try await client.selectAdapter("hci1")
+            #expect(second.address == BluetoothAddress("00:AA:01:01:00:01"))
+        }
+    }
+
+    @Test func poweredOffAdapterCanBePoweredOn() async throws {
+        try await Self.withClient("adapter-off") { client in
+            let adapter = try await client.selectAdapter()
+            #expect(adapter.powered == false, "an unpowered adapter is still chosen, so that hrm can say so")
+            let on = try await client.powerOn(adapter)
+            #expect(on.powered)
+            #expect(await client.adapters().first?.powered == true, "the mirror follows PropertiesChanged")
+        }
+    }
+
+    @Test func noAdapter() async throws {
+        try await Self.withClient("no-adapter") { client in
+            do {
+                _ = try await client.selectAdapter()
+                Issue.record("an adapter was selected")
+            } catch {
+                #expect((error as? BlueZError)?.code == .noAdapter)
+            }
+        }
+    }
+
+    @Test func bluetoothdNotRunning() async throws {
+        let error = try await Self.connectError("no-bluetoothd")
+        #expect(error?.code == .bluetoothdNotRunning)
+    }
+
+    @Test func accessDeniedByPolicy() async throws {
+        let error = try await Self.connectError("access-denied")
+        #expect(error?.code == .accessDenied)
+        #expect(error?.message.contains("bluetooth") == true)
+    }
+}
+
+@Suite struct BlueZErrorTests {
+    @Test func mapping() {
+        #expect(
+            BlueZError(DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")).code
+                == .adapterPoweredOff)
+        let failed = BlueZError(
+            DBusError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
+        #expect(failed.code == .bluez)
+        #expect(failed.dbusName == "org.bluez.Error.Failed")
+        #expect(failed.message == "Failed: le-connection-abort-by-local")
+        #expect(BlueZError(DBusError(.noReply, "timed out")).code == .timeout)
+        #expect(BlueZError(DBusError(.serviceUnknown, "x")).code == .bluetoothdNotRunning)
+        #expect(BlueZError(DBusError(.nameHasNoOwner, "x")).code == .bluetoothdNotRunning)
+        #expect(BlueZError(DBusError(.accessDenied, "x")).code == .accessDenied)
+        #expect(BlueZError(DBusError(.disconnected, "x")).code == .disconnected)
+        #expect(BlueZError(DBusError(.unknownObject, "x")).code == .dbus)
+    }
+}
+
+@Suite struct ObjectMirrorTests {
+    @Test func followsSignalsInOrder() {
+        let path: ObjectPath = "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF"
+        var mirror = ObjectMirror()
+        mirror.apply(
+            .interfacesAdded(
+                path: path,
+                interfaces: ["org.bluez.Device1": ["RSSI": .int16(-60), "Connected": .boolean(false)]]))
+        #expect(mirror.properties(path, "org.bluez.Device1")?["RSSI"] == .int16(-60))
+        #expect(mirror.paths(with: "org.bluez.Device1") == [path])
+        // PropertiesChanged: changed values and invalidated names.
+        mirror.apply(
+            .propertiesChanged(
+                PropertiesChanged(
+                    path: path, interface: "org.bluez.Device1", changed: ["Connected": .boolean(true)],
+                    invalidated: ["RSSI"])))
+        // A change for an object never added (it raced GetManagedObjects) is ignored.
+        mirror.apply(
+            .propertiesChanged(
+                PropertiesChanged(
+                    path: "/org/bluez/hci9", interface: "org.bluez.Adapter1",
+                    changed: ["Powered": .boolean(true)], invalidated: [])))
+        #expect(mirror.properties("/org/bluez/hci9", "org.bluez.Adapter1") == nil)
+        #expect(mirror.properties(path, "org.bluez.Device1")?["Connected"] == .boolean(true))
+        #expect(mirror.properties(path, "org.bluez.Device1")?["RSSI"] == nil)
+        mirror.apply(.interfacesRemoved(path: path, interfaces: ["org.bluez.Device1"]))
+        #expect(mirror.paths(with: "org.bluez.Device1").isEmpty)
+    }
+}
