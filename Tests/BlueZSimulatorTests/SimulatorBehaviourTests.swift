@@ -245,7 +245,7 @@ import Testing
         let rig = try await Rig(scenario: "basic") { scenario in
             scenario.gattCache = cache
             scenario.devices[0].known = true
-            scenario.devices[0].drops = [Scenario.Drop(at: 1.0, for: 0.6)]
+            scenario.devices[0].drops = [Scenario.Drop(at: 2.0, for: 0.6)]
         }
         defer { Task { await rig.close() } }
         let events = try await rig.client.objectEvents(sender: "org.bluez", pathNamespace: "/org/bluez")
