@@ -11,6 +11,8 @@ public actor BlueZClient {
     let connection: Connection
     var mirror = ObjectMirror()
     private var follower: Task<Void, Never>? = nil
+    private var watchers: [Int: AsyncStream<ObjectEvent>.Continuation] = [:]
+    private var nextWatcher = 0
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.
     let callTimeout: Duration
 
@@ -57,10 +59,25 @@ public actor BlueZClient {
 
     func apply(_ event: ObjectEvent) {
         mirror.apply(event)
+        for watcher in watchers.values { watcher.yield(event) }
+    }
+
+    /// Every object event after the mirror has applied it, until `unwatch`.
+    func watch() -> (AsyncStream<ObjectEvent>, Int) {
+        let (stream, continuation) = AsyncStream.makeStream(of: ObjectEvent.self)
+        nextWatcher += 1
+        watchers[nextWatcher] = continuation
+        return (stream, nextWatcher)
+    }
+
+    func unwatch(_ id: Int) {
+        watchers.removeValue(forKey: id)?.finish()
     }
 
     public func close() async {
         follower?.cancel()
+        for watcher in watchers.values { watcher.finish() }
+        watchers = [:]
         await connection.close()
     }
 

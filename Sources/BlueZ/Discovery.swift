@@ -1,0 +1,71 @@
+import DBus
+
+extension BlueZClient {
+    static let deviceInterface = "org.bluez.Device1"
+
+    /// Devices of `adapter` as discovery finds and updates them, starting with the ones bluetoothd
+    /// already knows. `services` filters by advertised service (nil: every device); the filter is
+    /// applied again here because bluetoothd merges every client's filter. Ending the stream (the
+    /// consumer stops or is cancelled) stops discovery.
+    public func discover(
+        adapter: Adapter, services: [BluetoothUUID]? = [BluetoothUUID(0x180D)]
+    ) async throws(BlueZError) -> AsyncStream<DiscoveredDevice> {
+        let adapterPath = ObjectPath(stringLiteral: adapter.path)
+        var filter: [String: Value] = ["Transport": .string("le"), "DuplicateData": .boolean(true)]
+        if let services { filter["UUIDs"] = .strings(services.map(\.description)) }
+        let (events, watcherID) = watch()
+        do throws(DBusError) {
+            _ = try await connection.call(
+                destination: Self.service, path: adapterPath, interface: "org.bluez.Adapter1",
+                member: "SetDiscoveryFilter", body: [.propertyMap(filter)], timeout: callTimeout)
+            _ = try await connection.call(
+                destination: Self.service, path: adapterPath, interface: "org.bluez.Adapter1",
+                member: "StartDiscovery", timeout: callTimeout)
+        } catch {
+            unwatch(watcherID)
+            throw BlueZError(error)
+        }
+        let wanted = services.map(Set.init)
+        func matches(_ device: DiscoveredDevice) -> Bool {
+            device.adapterPath == adapter.path && (wanted.map { !$0.isDisjoint(with: device.uuids) } ?? true)
+        }
+        let known = mirror.paths(with: Self.deviceInterface).compactMap { path in
+            mirror.properties(path, Self.deviceInterface).flatMap {
+                DiscoveredDevice(path: path, properties: $0)
+            }
+        }.filter(matches)
+
+        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveredDevice.self)
+        for device in known { continuation.yield(device) }
+        let relay = Task { [weak self] in
+            for await event in events {
+                let path: ObjectPath
+                switch event {
+                case .interfacesAdded(let p, let interfaces) where interfaces[Self.deviceInterface] != nil:
+                    path = p
+                case .propertiesChanged(let change) where change.interface == Self.deviceInterface:
+                    path = change.path
+                default: continue
+                }
+                guard let properties = await self?.mirror.properties(path, Self.deviceInterface),
+                    let device = DiscoveredDevice(path: path, properties: properties), matches(device)
+                else { continue }
+                continuation.yield(device)
+            }
+            continuation.finish()
+        }
+        let connection = self.connection
+        let timeout = callTimeout
+        continuation.onTermination = { [weak self] _ in
+            relay.cancel()
+            Task {
+                await self?.unwatch(watcherID)
+                // "No discovery started" (it stopped already) is fine.
+                _ = try? await connection.call(
+                    destination: BlueZClient.service, path: adapterPath, interface: "org.bluez.Adapter1",
+                    member: "StopDiscovery", timeout: timeout)
+            }
+        }
+        return stream
+    }
+}

@@ -1,0 +1,100 @@
+import BlueZSimulator
+import Testing
+
+@testable import BlueZ
+
+@Suite(.timeLimit(.minutes(1))) struct DiscoveryTests {
+    /// The first `count` distinct devices the stream yields (by address), or fewer after `timeout`.
+    static func collect(
+        _ stream: AsyncStream<DiscoveredDevice>, count: Int, timeout: Duration = .seconds(5)
+    ) async -> [BluetoothAddress: DiscoveredDevice] {
+        await withTaskGroup(of: [BluetoothAddress: DiscoveredDevice]?.self) { group in
+            group.addTask {
+                var found: [BluetoothAddress: DiscoveredDevice] = [:]
+                // Cancellation (the timer below) ends the iteration with what was found so far.
+                for await device in stream {
+                    found[device.address] = device
+                    if found.count >= count { break }
+                }
+                return found
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            var result: [BluetoothAddress: DiscoveredDevice] = [:]
+            while let next = await group.next() {
+                if let found = next {
+                    result = found
+                }
+                group.cancelAll()
+            }
+            return result
+        }
+    }
+
+    @Test func findsTheStrapWithItsAdvertisement() async throws {
+        try await BlueZClientTests.withClient("basic") { client in
+            let adapter = try await client.selectAdapter()
+            let stream = try await client.discover(adapter: adapter)
+            let found = await Self.collect(stream, count: 1)
+            let strap = try #require(found[BluetoothAddress("D2:4B:7E:10:20:30")!])
+            #expect(strap.name == "Polar H10 7E102030")
+            #expect(strap.rssi == -58)
+            #expect(strap.uuids.contains(BluetoothUUID(0x180D)))
+            #expect(strap.manufacturerData[0x006B] == [0x33, 0x0B])
+            #expect(strap.appearance == 833)
+            #expect(strap.connected == false)
+        }
+    }
+
+    @Test func filtersByServiceUnlessAll() async throws {
+        try await BlueZClientTests.withClient("two-straps") { client in
+            let adapter = try await client.selectAdapter()
+            let monitors = await Self.collect(
+                try await client.discover(adapter: adapter), count: 3, timeout: .seconds(2))
+            #expect(Set(monitors.values.compactMap(\.name)) == ["HRM-Pro:123456", "TICKR 1A2B"])
+            try await Task.sleep(for: .milliseconds(200))
+            let everything = await Self.collect(
+                try await client.discover(adapter: adapter, services: nil), count: 3, timeout: .seconds(3))
+            #expect(everything.count == 3, "the bike computer too")
+        }
+    }
+
+    @Test func endingTheStreamStopsDiscovery() async throws {
+        try await BlueZClientTests.withClient("basic") { client in
+            let adapter = try await client.selectAdapter()
+            do {
+                let stream = try await client.discover(adapter: adapter)
+                _ = await Self.collect(stream, count: 1)
+            }
+            var discovering = true
+            for _ in 0..<100 where discovering {
+                try await Task.sleep(for: .milliseconds(20))
+                discovering = await client.adapters().first?.discovering ?? false
+            }
+            #expect(!discovering)
+        }
+    }
+
+    @Test func poweredOffAdapterCannotDiscover() async throws {
+        try await BlueZClientTests.withClient("adapter-off") { client in
+            let adapter = try await client.selectAdapter()
+            do {
+                _ = try await client.discover(adapter: adapter)
+                Issue.record("discovery started")
+            } catch {
+                #expect((error as? BlueZError)?.code == .adapterPoweredOff)
+            }
+        }
+    }
+
+    @Test func rssi127IsUnknown() async throws {
+        try await BlueZClientTests.withClient("lab") { client in
+            let adapter = try await client.selectAdapter("hci0")
+            let found = await Self.collect(try await client.discover(adapter: adapter), count: 1)
+            #expect(found.values.first?.name == "Lab HRM")
+            #expect(found.values.first?.rssi == nil)
+        }
+    }
+}
