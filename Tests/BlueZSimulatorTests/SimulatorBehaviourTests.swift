@@ -287,9 +287,10 @@ import Testing
     @Test func powerCycleAndRestart() async throws {
         let rig = try await Rig(scenario: "power-cycle") { scenario in
             scenario.events = [
-                Scenario.Event(at: 0.3, type: "adapter-power", adapter: "hci0", powered: false),
-                Scenario.Event(at: 0.6, type: "adapter-power", adapter: "hci0", powered: true),
-                Scenario.Event(at: 0.9, type: "bluetoothd-restart", downFor: 0.4),
+                // Late enough for a slow (sanitized) run to be watching by then.
+                Scenario.Event(at: 1.0, type: "adapter-power", adapter: "hci0", powered: false),
+                Scenario.Event(at: 1.6, type: "adapter-power", adapter: "hci0", powered: true),
+                Scenario.Event(at: 2.2, type: "bluetoothd-restart", downFor: 0.4),
             ]
         }
         defer { Task { await rig.close() } }
