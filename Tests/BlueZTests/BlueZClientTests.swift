@@ -8,9 +8,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct BlueZClientTests {
     /// Serves `scenario` and connects a client (or returns the error connecting gave).
     static func withClient(
-        _ scenario: String, _ body: (BlueZClient) async throws -> Void
+        _ scenario: String, adjust: (inout Scenario) -> Void = { _ in },
+        _ body: (BlueZClient) async throws -> Void
     ) async throws {
-        let loaded = try ScenarioCatalog.load(scenario)
+        var loaded = try ScenarioCatalog.load(scenario)
+        adjust(&loaded)
         let bus = try PrivateBus(policy: PrivateBus.Policy(rawValue: loaded.busPolicy) ?? .open)
         defer { bus.stop() }
         let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: nil))

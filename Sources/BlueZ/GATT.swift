@@ -1,0 +1,272 @@
+import DBus
+
+/// A GATT characteristic of a connected device (`org.bluez.GattCharacteristic1`).
+public struct Characteristic: Sendable, Equatable {
+    public let uuid: BluetoothUUID
+    public let serviceUUID: BluetoothUUID?
+    /// `read`, `write`, `notify`, ...
+    public let flags: [String]
+    /// `/org/bluez/hci0/dev_.../service0015/char0016`.
+    public let path: String
+    public let devicePath: String
+}
+
+/// What a notification stream delivers.
+public enum NotificationEvent: Sendable, Equatable {
+    /// One notification's value (possibly empty).
+    case value([UInt8])
+}
+
+extension BlueZClient {
+    static let characteristicInterface = "org.bluez.GattCharacteristic1"
+    static let serviceInterface = "org.bluez.GattService1"
+
+    /// The device at `address` under `adapter`, as bluetoothd knows it now.
+    public func device(_ address: BluetoothAddress, on adapter: Adapter) -> DiscoveredDevice? {
+        let path = ObjectPath(stringLiteral: "\(adapter.path)/\(address.pathComponent)")
+        return mirror.properties(path, Self.deviceInterface).flatMap {
+            DiscoveredDevice(path: path, properties: $0)
+        }
+    }
+
+    /// The characteristics bluetoothd has exported for `devicePath`, by path.
+    public func characteristics(of devicePath: String) -> [Characteristic] {
+        let device = ObjectPath(stringLiteral: devicePath)
+        return mirror.paths(with: Self.characteristicInterface).compactMap { path -> Characteristic? in
+            guard path.isDescendant(of: device),
+                let properties = mirror.properties(path, Self.characteristicInterface),
+                case .string(let uuidText)? = properties["UUID"], let uuid = BluetoothUUID(uuidText)
+            else { return nil }
+            var flags: [String] = []
+            if case .array(.string, let items)? = properties["Flags"] {
+                flags = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+            }
+            var serviceUUID: BluetoothUUID? = nil
+            if case .objectPath(let service)? = properties["Service"],
+                case .string(let text)? = mirror.properties(service, Self.serviceInterface)?["UUID"]
+            {
+                serviceUUID = BluetoothUUID(text)
+            }
+            return Characteristic(
+                uuid: uuid, serviceUUID: serviceUUID, flags: flags, path: path.rawValue,
+                devicePath: devicePath)
+        }
+    }
+
+    enum WaitOutcome<T: Sendable>: Sendable {
+        case done(T)
+        case failed(BlueZError)
+        case pending
+    }
+
+    /// Re-checks `check` against the mirror after every object event until it is done or fails,
+    /// or `timeout` passes.
+    func wait<T: Sendable>(
+        _ what: String, timeout: Duration, _ check: @escaping @Sendable (ObjectMirror) -> WaitOutcome<T>
+    ) async throws(BlueZError) -> T {
+        let (events, id) = watch()
+        defer { unwatch(id) }
+        switch check(mirror) {
+        case .done(let value): return value
+        case .failed(let error): throw error
+        case .pending: break
+        }
+        let result: Result<T, BlueZError> = await withTaskGroup(of: Result<T, BlueZError>?.self) { group in
+            group.addTask { [weak self] in
+                for await _ in events {
+                    guard let mirror = await self?.mirror else { break }
+                    switch check(mirror) {
+                    case .done(let value): return .success(value)
+                    case .failed(let error): return .failure(error)
+                    case .pending: continue
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .failure(BlueZError(.timeout, "timed out after \(timeout) waiting for \(what)"))
+            }
+            var outcome: Result<T, BlueZError> = .failure(
+                BlueZError(.disconnected, "the bus connection ended"))
+            if let first = await group.next(), let value = first { outcome = value }
+            group.cancelAll()
+            return outcome
+        }
+        return try result.get()
+    }
+
+    /// Connects (unless connected already) and waits until the services are resolved and the
+    /// characteristics in `require` exist. Retries the routine failures (InProgress,
+    /// le-connection-abort-by-local) once Connected has gone false. Returns true when this call
+    /// made the connection (so it is ours to disconnect).
+    public func connect(
+        _ devicePath: String, require: [BluetoothUUID] = [], attempts: Int = 3,
+        timeout: Duration = .seconds(20)
+    ) async throws(BlueZError) -> Bool {
+        let path = ObjectPath(stringLiteral: devicePath)
+        var madeIt = false
+        let alreadyConnected: Bool
+        if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
+            alreadyConnected = true
+        } else {
+            alreadyConnected = false
+        }
+        if !alreadyConnected {
+            var attempt = 0
+            while true {
+                attempt += 1
+                do throws(DBusError) {
+                    _ = try await connection.call(
+                        destination: Self.service, path: path, interface: "org.bluez.Device1",
+                        member: "Connect",
+                        timeout: timeout)
+                    madeIt = true
+                    break
+                } catch {
+                    let routine =
+                        error.name.rawValue == "org.bluez.Error.InProgress"
+                        || (error.name.rawValue == "org.bluez.Error.Failed"
+                            && error.message.contains("le-connection-abort-by-local"))
+                    guard routine, attempt < attempts else { throw BlueZError(error) }
+                    // Retry once Connected has gone false (it usually is already).
+                    _ = try? await wait("Connected to go false", timeout: .seconds(3)) {
+                        (mirror) -> WaitOutcome<Bool> in
+                        if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"]
+                        {
+                            return .pending
+                        }
+                        return .done(true)
+                    }
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+        }
+        // Connected=true usually follows Connect's reply; then ServicesResolved, raced against
+        // Connected=false and removal; then the GATT objects, which often arrive after
+        // ServicesResolved.
+        _ = try await wait("the connection", timeout: timeout) { (mirror) -> WaitOutcome<Bool> in
+            guard let device = mirror.properties(path, Self.deviceInterface) else {
+                return .failed(BlueZError(.deviceNotFound, "the device went away while connecting"))
+            }
+            if case .boolean(true)? = device["Connected"] { return .done(true) }
+            return .pending
+        }
+        let required = Set(require)
+        let characteristicInterface = Self.characteristicInterface
+        _ = try await wait("services to resolve", timeout: timeout) { (mirror) -> WaitOutcome<Bool> in
+            guard let device = mirror.properties(path, Self.deviceInterface) else {
+                return .failed(BlueZError(.deviceNotFound, "the device went away while connecting"))
+            }
+            if case .boolean(false)? = device["Connected"] {
+                return .failed(BlueZError(.disconnected, "the device disconnected while resolving services"))
+            }
+            guard case .boolean(true)? = device["ServicesResolved"] else { return .pending }
+            let present = Set(
+                mirror.paths(with: characteristicInterface).filter { $0.isDescendant(of: path) }.compactMap {
+                    if case .string(let text)? = mirror.properties($0, characteristicInterface)?["UUID"] {
+                        BluetoothUUID(text)
+                    } else {
+                        nil
+                    }
+                })
+            return required.isSubset(of: present) ? .done(true) : .pending
+        }
+        return madeIt
+    }
+
+    /// Disconnects and waits for Connected=false, which bluetoothd sends after the reply.
+    public func disconnect(_ devicePath: String, timeout: Duration = .seconds(10)) async throws(BlueZError) {
+        let path = ObjectPath(stringLiteral: devicePath)
+        do throws(DBusError) {
+            _ = try await connection.call(
+                destination: Self.service, path: path, interface: "org.bluez.Device1", member: "Disconnect",
+                timeout: timeout)
+        } catch {
+            throw BlueZError(error)
+        }
+        _ = try await wait("Connected to go false", timeout: .seconds(5)) { (mirror) -> WaitOutcome<Bool> in
+            if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
+                return .pending
+            }
+            return .done(true)
+        }
+    }
+
+    public func read(_ characteristic: Characteristic) async throws(BlueZError) -> [UInt8] {
+        do throws(DBusError) {
+            let reply = try await connection.call(
+                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
+                interface: "org.bluez.GattCharacteristic1", member: "ReadValue", body: [.propertyMap([:])],
+                timeout: callTimeout)
+            return try reply.decode([UInt8].self)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    public func write(_ characteristic: Characteristic, _ value: [UInt8], withResponse: Bool = true)
+        async throws(BlueZError)
+    {
+        do throws(DBusError) {
+            _ = try await connection.call(
+                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
+                interface: "org.bluez.GattCharacteristic1", member: "WriteValue",
+                body: [.bytes(value), .propertyMap(["type": .string(withResponse ? "request" : "command")])],
+                timeout: callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// Notifications by StartNotify and PropertiesChanged on Value. The stream finishes when the
+    /// link drops (Connected false); ending it sends StopNotify. bluetoothd re-enables the session
+    /// itself after a reconnect, so a new stream on the same characteristic is not needed then.
+    public func notifications(_ characteristic: Characteristic) async throws(BlueZError)
+        -> AsyncStream<NotificationEvent>
+    {
+        let path = ObjectPath(stringLiteral: characteristic.path)
+        let device = ObjectPath(stringLiteral: characteristic.devicePath)
+        // The Value changes come straight from the bus, in order, never coalesced by the mirror.
+        let values: AsyncStream<PropertiesChanged>
+        do throws(DBusError) {
+            values = try await connection.propertiesChanged(
+                sender: Self.service, path: path, interface: "org.bluez.GattCharacteristic1")
+            _ = try await connection.call(
+                destination: Self.service, path: path, interface: "org.bluez.GattCharacteristic1",
+                member: "StartNotify", timeout: callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+        let (events, watcher) = watch()
+        let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
+        let relay = Task {
+            for await change in values {
+                if case .bytes(let bytes)? = change.changed["Value"] { continuation.yield(.value(bytes)) }
+            }
+        }
+        let dropWatch = Task {
+            for await event in events {
+                if case .propertiesChanged(let change) = event, change.path == device,
+                    change.changed["Connected"] == .boolean(false)
+                {
+                    break
+                }
+            }
+            continuation.finish()
+        }
+        let connection = self.connection
+        let timeout = callTimeout
+        continuation.onTermination = { [weak self] _ in
+            relay.cancel()
+            dropWatch.cancel()
+            Task {
+                await self?.unwatch(watcher)
+                _ = try? await connection.call(
+                    destination: BlueZClient.service, path: path, interface: "org.bluez.GattCharacteristic1",
+                    member: "StopNotify", timeout: timeout)
+            }
+        }
+        return stream
+    }
+}

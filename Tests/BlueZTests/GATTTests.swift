@@ -1,0 +1,74 @@
+import BlueZSimulator
+import HeartRate
+import Testing
+
+@testable import BlueZ
+
+@Suite(.timeLimit(.minutes(1))) struct GATTTests {
+    static let hr = BluetoothUUID(0x2A37)
+    static let location = BluetoothUUID(0x2A38)
+
+    static func known(_ scenario: inout Scenario) {
+        for i in scenario.devices.indices {
+            scenario.devices[i].known = true
+            scenario.devices[i].heartRate.interval = 0.1
+        }
+    }
+
+    @Test func connectReadNotifyDisconnect() async throws {
+        try await BlueZClientTests.withClient("basic", adjust: Self.known) { client in
+            let adapter = try await client.selectAdapter()
+            let strap = try #require(await client.device(BluetoothAddress("D2:4B:7E:10:20:30")!, on: adapter))
+            let ours = try await client.connect(strap.path, require: [Self.hr, Self.location])
+            #expect(ours, "this call made the connection")
+            #expect(try await client.connect(strap.path) == false, "already connected: nothing to do")
+
+            let characteristics = await client.characteristics(of: strap.path)
+            let measurement = try #require(characteristics.first { $0.uuid == Self.hr })
+            #expect(measurement.flags == ["notify"])
+            #expect(measurement.serviceUUID == BluetoothUUID(0x180D))
+            let location = try #require(characteristics.first { $0.uuid == Self.location })
+            #expect(try await client.read(location) == [0x01])
+
+            var frames: [[UInt8]] = []
+            for await event in try await client.notifications(measurement) {
+                if case .value(let bytes) = event { frames.append(bytes) }
+                if frames.count == 3 { break }
+            }
+            #expect(frames.count == 3)
+            for frame in frames { #expect((try? HeartRateMeasurement(decoding: frame)) != nil) }
+
+            try await client.disconnect(strap.path)
+            let after = await client.device(strap.address, on: adapter)
+            #expect(after?.connected == false)
+        }
+    }
+
+    @Test func routineConnectFailureIsRetried() async throws {
+        try await BlueZClientTests.withClient("connect-abort", adjust: Self.known) { client in
+            let adapter = try await client.selectAdapter()
+            let strap = try #require(await client.device(BluetoothAddress("D2:4B:7E:10:20:34")!, on: adapter))
+            #expect(try await client.connect(strap.path, require: [Self.hr]))
+        }
+    }
+
+    @Test func notificationStreamEndsWhenTheLinkDrops() async throws {
+        try await BlueZClientTests.withClient(
+            "drops",
+            adjust: { scenario in
+                Self.known(&scenario)
+                scenario.devices[0].drops = [Scenario.Drop(at: 2.0, for: 1.0)]
+            }
+        ) { client in
+            let adapter = try await client.selectAdapter()
+            let strap = try #require(await client.device(BluetoothAddress("D2:4B:7E:10:20:32")!, on: adapter))
+            _ = try await client.connect(strap.path, require: [Self.hr])
+            let measurement = try #require(
+                await client.characteristics(of: strap.path).first { $0.uuid == Self.hr })
+            var count = 0
+            for await _ in try await client.notifications(measurement) { count += 1 }
+            #expect(count > 0, "values came before the drop, and the stream then finished")
+            #expect(await client.device(strap.address, on: adapter)?.connected == false)
+        }
+    }
+}
