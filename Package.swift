@@ -32,7 +32,7 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "HeartRate",
+                "BlueZ", "HeartRate",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -23,7 +23,15 @@ struct HRMProcess {
         return URL(fileURLWithPath: ".build/debug/hrm")
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    /// `hrm ARGUMENTS` against hrm-sim playing `scenario` on a private bus.
+    static func runUnderSim(_ scenario: String, _ arguments: [String], log: String? = nil) throws -> Result {
+        let sim = binary.deletingLastPathComponent().appendingPathComponent("hrm-sim").path
+        var simArguments = ["--scenario", scenario]
+        if let log { simArguments += ["--log", log] }
+        return try run(simArguments + ["--", binary.path] + arguments, executable: URL(fileURLWithPath: sim))
+    }
+
+    static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary) throws -> Result {
         // Output goes to files rather than pipes: nothing can block however much the child prints.
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("hrm-test-\(UUID().uuidString)")
@@ -35,7 +43,7 @@ struct HRMProcess {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
 
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         let input = Pipe()
         process.standardInput = input

@@ -1,0 +1,117 @@
+public import ArgumentParser
+import BlueZ
+
+/// `hrm scan`: lists heart-rate monitors as they are found.
+public struct ScanCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "List nearby heart-rate monitors (Bluetooth LE service 0x180D).",
+        discussion: """
+            Scans for --timeout seconds. On a terminal the list is a live table sorted by signal; \
+            into a pipe it is one line per new device; with --json one JSON object per device \
+            (see the README for the format).
+
+            Exit status: 0 when at least one monitor was found, 1 when none was, 69 when Bluetooth \
+            is unavailable (bluetoothd not running, no adapter, adapter off), 77 when the D-Bus \
+            policy denies access.
+
+            Chest straps advertise only while worn, with moistened electrodes.
+            """
+    )
+
+    @Flag(help: "Print one JSON object per line.")
+    public var json = false
+
+    @Flag(help: "List every Bluetooth LE device, not only heart-rate monitors.")
+    public var all = false
+
+    @Option(help: "How long to scan, in seconds.")
+    public var timeout: Double = 10
+
+    @Option(help: "The adapter to use: a name (hci0) or an address. Default: the first powered one.")
+    public var adapter: String?
+
+    @Flag(help: "Power the adapter on if it is off.")
+    public var powerOn = false
+
+    public init() {}
+
+    public func validate() throws {
+        guard timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
+    }
+
+    public func run() async throws {
+        StandardOutput.prepare()
+        let output = LineWriter()
+        let status = await scan(output: output)
+        output.flush()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    func scan(output: LineWriter) async -> Int32 {
+        let client: BlueZClient
+        do {
+            client = try await BlueZClient.connect()
+        } catch {
+            return Failure.report(error, command: "scan", json: json ? output : nil)
+        }
+        defer { Task { await client.close() } }
+        do {
+            var chosen = try await client.selectAdapter(adapter)
+            if !chosen.powered {
+                guard powerOn else {
+                    throw BlueZError(.adapterPoweredOff, "the adapter \(chosen.name) is powered off")
+                }
+                chosen = try await client.powerOn(chosen)
+            }
+            let stream = try await client.discover(
+                adapter: chosen, services: all ? nil : [BluetoothUUID(0x180D)])
+            var table = ScanTable(live: !json && StandardOutput.isTerminal)
+            var seen = Set<BluetoothAddress>()
+            for await device in until(.seconds(timeout), stream) {
+                let isNew = seen.insert(device.address).inserted
+                if json {
+                    if isNew { output.line(MonitorEventJSON.line(ScanTable.event(device)), flush: true) }
+                } else if let text = table.update(device, isNew: isNew) {
+                    output.line(text, flush: true)
+                }
+            }
+            let found = seen.count
+            if let final = table.finish() { output.line(final, flush: true) }
+            if found == 0 {
+                StandardOutput.diagnostic(
+                    "hrm scan: no \(all ? "Bluetooth LE device" : "heart-rate monitor") found in \(timeout) s"
+                        + (all
+                            ? ""
+                            : "\n  hint: chest straps advertise only while worn, with moistened electrodes"))
+                return 1
+            }
+            return 0
+        } catch let error as BlueZError {
+            return Failure.report(error, command: "scan", json: json ? output : nil)
+        } catch {
+            return Failure.report(BlueZError(.dbus, "\(error)"), command: "scan", json: json ? output : nil)
+        }
+    }
+
+    /// `stream` until `duration` has passed. Ending early cancels the relay, which ends `stream`.
+    func until(_ duration: Duration, _ stream: AsyncStream<DiscoveredDevice>) -> AsyncStream<DiscoveredDevice>
+    {
+        let (limited, continuation) = AsyncStream.makeStream(of: DiscoveredDevice.self)
+        let relay = Task {
+            for await device in stream { continuation.yield(device) }
+            continuation.finish()
+        }
+        let timer = Task {
+            try? await Task.sleep(for: duration)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            relay.cancel()
+            timer.cancel()
+        }
+        return limited
+    }
+}

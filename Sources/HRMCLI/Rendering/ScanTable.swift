@@ -1,0 +1,63 @@
+import BlueZ
+
+/// What `scan` shows: on a terminal a table sorted by signal, redrawn in place; elsewhere one
+/// line per new device.
+struct ScanTable {
+    let live: Bool
+    private var devices: [BluetoothAddress: DiscoveredDevice] = [:]
+    private var drawnLines = 0
+
+    init(live: Bool) {
+        self.live = live
+    }
+
+    static func event(_ device: DiscoveredDevice) -> MonitorEvent {
+        MonitorEvent(
+            device: device.address.description,
+            kind: .device(
+                name: device.displayName, rssi: device.rssi, services: device.uuids.map(\.shortDescription),
+                connected: device.connected))
+    }
+
+    static func line(_ device: DiscoveredDevice) -> String {
+        let rssi = device.rssi.map { "\($0) dBm" } ?? "? dBm"
+        return "\(device.address)  \(rssi.leftPadded(8))  \(device.displayName ?? "(no name)")"
+    }
+
+    /// A bar of up to 5 blocks: -100 dBm or less is empty, -50 or more is full.
+    static func bar(_ rssi: Int?) -> String {
+        guard let rssi else { return "     " }
+        let filled = min(max((rssi + 100) / 10, 0), 5)
+        return String(repeating: "█", count: filled) + String(repeating: "·", count: 5 - filled)
+    }
+
+    /// The text to write for this update, if any.
+    mutating func update(_ device: DiscoveredDevice, isNew: Bool) -> String? {
+        devices[device.address] = device
+        guard live else { return isNew ? Self.line(device) : nil }
+        return redraw()
+    }
+
+    mutating func finish() -> String? { nil }
+
+    private mutating func redraw() -> String {
+        let sorted = devices.values.sorted { ($0.rssi ?? -999, $1.address) > ($1.rssi ?? -999, $0.address) }
+        var lines = ["ADDRESS            SIGNAL          NAME"]
+        for device in sorted {
+            let rssi = device.rssi.map { "\($0) dBm" } ?? "?"
+            lines.append(
+                "\(device.address)  \(Self.bar(device.rssi)) \(rssi.leftPadded(8))  \(device.displayName ?? "(no name)")"
+            )
+        }
+        // Move up over the previous table and draw the new one.
+        let up = drawnLines > 0 ? "\u{1B}[\(drawnLines)A\r" : ""
+        drawnLines = lines.count
+        return up + lines.map { "\u{1B}[2K" + $0 }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

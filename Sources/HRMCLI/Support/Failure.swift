@@ -1,0 +1,37 @@
+import BlueZ
+
+/// How a BlueZ failure ends hrm: the exit status (sysexits where one fits) and a hint.
+enum Failure {
+    static func exitStatus(_ error: BlueZError) -> Int32 {
+        switch error.code {
+        case .bluetoothdNotRunning, .noAdapter, .adapterPoweredOff, .adapterNotFound, .disconnected: 69  // EX_UNAVAILABLE
+        case .accessDenied: 77  // EX_NOPERM
+        case .deviceNotFound, .timeout, .bluez, .dbus: 1
+        }
+    }
+
+    static func hint(_ error: BlueZError) -> String? {
+        switch error.code {
+        case .bluetoothdNotRunning: "start it with: sudo systemctl start bluetooth"
+        case .accessDenied:
+            "add yourself to the 'bluetooth' group (sudo usermod -aG bluetooth $USER) and log in again"
+        case .adapterPoweredOff: "run hrm with --power-on, or: bluetoothctl power on"
+        case .noAdapter: "plug in a Bluetooth adapter, or check: rfkill list"
+        default: nil
+        }
+    }
+
+    /// Reports `error` on stderr (and as an `error` event for JSON output) and returns the status.
+    static func report(_ error: BlueZError, command: String, json: LineWriter?) -> Int32 {
+        StandardOutput.diagnostic(
+            "hrm \(command): \(error.message)" + (hint(error).map { "\n  hint: \($0)" } ?? ""))
+        if let json {
+            json.line(
+                MonitorEventJSON.line(
+                    MonitorEvent(
+                        device: nil, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)
+                    )), flush: true)
+        }
+        return exitStatus(error)
+    }
+}

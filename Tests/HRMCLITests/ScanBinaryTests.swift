@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// `hrm scan` as a built binary against the simulated BlueZ.
+@Suite struct ScanBinaryTests {
+    @Test func listsMonitorsOnly() throws {
+        let result = try HRMProcess.runUnderSim("two-straps", ["scan", "--timeout", "1.5"])
+        #expect(result.status == 0)
+        #expect(result.stdoutLines.count == 2)
+        #expect(result.stdout.contains("C0:FF:EE:00:00:01   -49 dBm  HRM-Pro:123456"))
+        #expect(result.stdout.contains("TICKR 1A2B"))
+        #expect(!result.stdout.contains("KICKR"), "a bike computer is not a heart-rate monitor")
+    }
+
+    @Test func jsonAndAll() throws {
+        let result = try HRMProcess.runUnderSim(
+            "two-straps", ["scan", "--json", "--all", "--timeout", "1.5"])
+        #expect(result.status == 0)
+        #expect(result.stdoutLines.count == 3)
+        for line in result.stdoutLines {
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["type"] as? String == "device")
+            #expect((object["time"] as? String)?.hasSuffix("Z") == true)
+            #expect(object["address"] as? String == object["device"] as? String)
+            #expect(object["connected"] as? Bool == false)
+        }
+        #expect(result.stdout.contains(#""name":"KICKR BIKE","rssi":-40,"services":["1826","1818"]"#))
+    }
+
+    @Test func unknownRSSIIsNull() throws {
+        let result = try HRMProcess.runUnderSim(
+            "lab", ["scan", "--json", "--adapter", "hci0", "--timeout", "1"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""name":"Lab HRM","rssi":null,"services":["180d","180f"]"#))
+    }
+
+    @Test(arguments: [
+        ("adapter-off", Int32(69), "--power-on"), ("no-adapter", 69, "no Bluetooth adapter"),
+        ("no-bluetoothd", 69, "bluetoothd is not running"), ("access-denied", 77, "'bluetooth' group"),
+    ])
+    func unavailableBluetooth(scenario: String, status: Int32, message: String) throws {
+        let result = try HRMProcess.runUnderSim(scenario, ["scan", "--timeout", "1"])
+        #expect(result.status == status)
+        #expect(result.stderr.contains(message))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func jsonErrorEvent() throws {
+        let result = try HRMProcess.runUnderSim("no-bluetoothd", ["scan", "--json", "--timeout", "1"])
+        #expect(result.status == 69)
+        #expect(result.stdout.hasPrefix(#"{"type":"error","time":"#))
+        #expect(result.stdout.contains(#""code":"bluetoothd_not_running""#))
+    }
+
+    @Test func powerOnWhenAsked() throws {
+        let result = try HRMProcess.runUnderSim("adapter-off", ["scan", "--power-on", "--timeout", "1"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Polar H10 7E102030"))
+    }
+
+    @Test func noneFoundExitsOneWithAHint() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bike-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(
+            #"{"devices":[{"address":"C0:FF:EE:00:00:03","name":"KICKR BIKE","rssi":-40,"uuids":["1826"]}]}"#
+                .utf8
+        )
+        .write(to: file)
+        let none = try HRMProcess.runUnderSim(file.path, ["scan", "--timeout", "1"])
+        #expect(none.status == 1)
+        #expect(none.stdout.isEmpty)
+        #expect(none.stderr.contains("no heart-rate monitor found"))
+        #expect(none.stderr.contains("moistened electrodes"))
+    }
+
+    @Test func unknownAdapter() throws {
+        let result = try HRMProcess.runUnderSim(
+            "two-straps", ["scan", "--timeout", "1", "--adapter", "hci7"])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("no adapter 'hci7'"))
+    }
+}
