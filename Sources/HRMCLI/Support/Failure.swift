@@ -4,8 +4,10 @@ import BlueZ
 enum Failure {
     static func exitStatus(_ error: BlueZError) -> Int32 {
         switch error.code {
-        case .bluetoothdNotRunning, .noAdapter, .adapterPoweredOff, .adapterNotFound, .disconnected: 69  // EX_UNAVAILABLE
-        case .accessDenied: 77  // EX_NOPERM
+        // EX_UNAVAILABLE
+        case .bluetoothdNotRunning, .noAdapter, .adapterPoweredOff, .adapterNotFound, .disconnected: 69
+        // EX_NOPERM
+        case .accessDenied: 77
         case .deviceNotFound, .timeout, .bluez, .dbus: 1
         }
     }
