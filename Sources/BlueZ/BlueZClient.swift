@@ -13,6 +13,8 @@ public actor BlueZClient {
     private var follower: Task<Void, Never>? = nil
     private var watchers: [Int: AsyncStream<ObjectEvent>.Continuation] = [:]
     private var nextWatcher = 0
+    /// Characteristics with a StartNotify session of ours, by path.
+    var notifying: Set<String> = []
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.
     let callTimeout: Duration
 

@@ -238,6 +238,7 @@ extension BlueZClient {
         } catch {
             throw BlueZError(error)
         }
+        notifying.insert(characteristic.path)
         let (events, watcher) = watch()
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
         let relay = Task {
@@ -255,16 +256,12 @@ extension BlueZClient {
             }
             continuation.finish()
         }
-        let connection = self.connection
-        let timeout = callTimeout
         continuation.onTermination = { [weak self] _ in
             relay.cancel()
             dropWatch.cancel()
             Task {
                 await self?.unwatch(watcher)
-                _ = try? await connection.call(
-                    destination: BlueZClient.service, path: path, interface: "org.bluez.GattCharacteristic1",
-                    member: "StopNotify", timeout: timeout)
+                await self?.stopNotify(characteristic)
             }
         }
         return stream

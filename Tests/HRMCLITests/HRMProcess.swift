@@ -45,6 +45,11 @@ struct HRMProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        // hrm remembers the last device; tests keep that memory to themselves.
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory.path
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outURL)

@@ -71,6 +71,13 @@ final class LineWriter {
         if flush || buffer.count >= limit { self.flush() }
     }
 
+    /// Writes text as it is (no newline added), at once: a live line redrawn in place.
+    func raw(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        flush()
+    }
+
     func flush() {
         guard !buffer.isEmpty else { return }
         let ok = buffer.withUnsafeBufferPointer { StandardOutput.writeAll(fd, $0) }

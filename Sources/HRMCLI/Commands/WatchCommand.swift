@@ -1,0 +1,354 @@
+public import ArgumentParser
+import BlueZ
+import Dispatch
+import HeartRate
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `hrm watch`: live heart rate from one strap, reconnecting by itself after a drop.
+public struct WatchCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Connect to a heart-rate monitor and print live measurements.",
+        discussion: """
+            DEVICE is an address (AA:BB:CC:DD:EE:FF) or a case-insensitive part of the name. \
+            Without it hrm uses the last device it watched, else the monitor with the strongest \
+            signal a short scan finds.
+
+            On a terminal hrm shows a live line; into a pipe one line per event; --json prints \
+            JSON lines (see the README) and --csv a header and one row per measurement. After a \
+            drop hrm reconnects by itself (0.5 s to 5 s between attempts) unless --no-reconnect. \
+            Ctrl-C stops notifications, disconnects and exits 0.
+
+            Exit status: 0 on a clean stop, 1 when the device was not found (or the link dropped \
+            with --no-reconnect), 69 when Bluetooth is unavailable, 77 when access is denied.
+            """
+    )
+
+    @Argument(help: "Address or part of the name of the monitor.")
+    public var device: String?
+
+    @Flag(help: "Print JSON lines.")
+    public var json = false
+
+    @Flag(help: "Print CSV: a header and one row per measurement.")
+    public var csv = false
+
+    @Option(help: "Stop after this many measurements.")
+    public var count: Int?
+
+    @Option(help: "Stop after this many seconds.")
+    public var duration: Double?
+
+    @Option(help: "The adapter to use: a name (hci0) or an address.")
+    public var adapter: String?
+
+    @Flag(help: "Exit when the link drops instead of reconnecting.")
+    public var noReconnect = false
+
+    @Flag(help: "Power the adapter on if it is off.")
+    public var powerOn = false
+
+    @Option(help: "How long to look for the device, in seconds.")
+    public var scanTimeout: Double = 10
+
+    public init() {}
+
+    public func validate() throws {
+        if json && csv { throw ValidationError("--json and --csv cannot be used together") }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be above 0") }
+        if scanTimeout <= 0 { throw ValidationError("--scan-timeout must be above 0") }
+    }
+
+    public func run() async throws {
+        StandardOutput.prepare()
+        let options = WatchOptions(
+            device: device, json: json, csv: csv, count: count, duration: duration, adapter: adapter,
+            noReconnect: noReconnect, powerOn: powerOn, scanTimeout: scanTimeout)
+        let task = Task { await WatchSession(options: options).run() }
+        // Ctrl-C and SIGTERM end the session cleanly: it stops notifications and disconnects.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            return source
+        }
+        let status = await task.value
+        sources.forEach { $0.cancel() }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// The watch command's choices, as plain values.
+struct WatchOptions: Sendable {
+    var device: String?
+    var json: Bool
+    var csv: Bool
+    var count: Int?
+    var duration: Double?
+    var adapter: String?
+    var noReconnect: Bool
+    var powerOn: Bool
+    var scanTimeout: Double
+}
+
+/// One `watch` run: finds the device, connects, streams, reconnects, cleans up.
+actor WatchSession {
+    let options: WatchOptions
+    let output = LineWriter()
+    var renderer: any EventRenderer
+    var measurements = 0
+    var malformed = 0
+    let started = ContinuousClock.now
+
+    init(options: WatchOptions) {
+        self.options = options
+        renderer =
+            if options.json { JSONLinesRenderer() } else if options.csv {
+                CSVRenderer()
+            } else if StandardOutput.isTerminal {
+                LiveRenderer(colour: getenv("NO_COLOR") == nil)
+            } else { TextLinesRenderer() }
+    }
+
+    func emit(_ event: MonitorEvent) {
+        if case .error(_, let message, let hex) = event.kind, !options.json {
+            StandardOutput.diagnostic("hrm watch: \(message)" + (hex.map { " (\($0))" } ?? ""))
+        }
+        if let text = renderer.render(event) {
+            // The renderers end their lines themselves (a live line has none).
+            let trimmed = text.hasSuffix("\n") ? String(text.dropLast()) : text
+            if text.hasSuffix("\n") { output.line(trimmed, flush: true) } else { output.raw(text) }
+        }
+    }
+
+    func status(_ state: MonitorEvent.State, _ device: String?, _ detail: String? = nil) {
+        emit(MonitorEvent(device: device, kind: .status(state, detail: detail)))
+    }
+
+    var reachedLimit: Bool {
+        if let count = options.count, measurements >= count { return true }
+        if let duration = options.duration, ContinuousClock.now - started >= .seconds(duration) {
+            return true
+        }
+        return false
+    }
+
+    func run() async -> Int32 {
+        if let header = renderer.header { output.raw(header) }
+        let client: BlueZClient
+        do {
+            client = try await BlueZClient.connect()
+        } catch {
+            return Failure.report(error, command: "watch", json: options.json ? output : nil)
+        }
+        let status: Int32
+        do {
+            status = try await watch(client)
+        } catch {
+            status = Failure.report(error, command: "watch", json: options.json ? output : nil)
+        }
+        if let text = renderer.finish() { output.raw(text) }
+        output.flush()
+        await client.close()
+        return status
+    }
+
+    func watch(_ client: BlueZClient) async throws(BlueZError) -> Int32 {
+        var adapter = try await client.selectAdapter(options.adapter)
+        if !adapter.powered {
+            guard options.powerOn else {
+                throw BlueZError(.adapterPoweredOff, "the adapter \(adapter.name) is powered off")
+            }
+            adapter = try await client.powerOn(adapter)
+        }
+        guard let target = try await findDevice(client, adapter) else {
+            let what = options.device.map { "'\($0)'" } ?? "heart-rate monitor"
+            emit(
+                MonitorEvent(
+                    device: nil,
+                    kind: .error(
+                        code: "device_not_found", message: "no \(what) found in \(options.scanTimeout) s",
+                        hex: nil)))
+            if !options.json {
+                StandardOutput.diagnostic(
+                    "  hint: chest straps advertise only while worn, with moistened electrodes")
+            }
+            return 1
+        }
+        let address = target.address.description
+        StateStore(environment: environment())?.remember(address)
+
+        var backoff = Backoff()
+        var weConnected = false
+        var firstConnection = true
+        var stopping: Characteristic? = nil
+        while !Task.isCancelled {
+            status(firstConnection ? .connecting : .reconnecting, address)
+            do {
+                weConnected =
+                    try await client.connect(target.path, require: [BluetoothUUID(0x2A37)]) || weConnected
+            } catch {
+                if Task.isCancelled { break }
+                if options.noReconnect || error.code == .accessDenied || error.code == .adapterPoweredOff
+                    || error.code == .bluetoothdNotRunning
+                {
+                    throw error
+                }
+                let delay = backoff.delay()
+                status(.disconnected, address, "\(error.message); retrying in \(delay)")
+                try? await Task.sleep(for: delay)
+                continue
+            }
+            backoff.reset()
+            status(.connected, address)
+            if firstConnection {
+                let info = await client.info(target.path)
+                emit(
+                    MonitorEvent(
+                        device: address,
+                        kind: .info(
+                            name: info.name ?? target.displayName,
+                            location: info.bodySensorLocation.map(BodySensorLocation.init(rawValue:)),
+                            battery: info.battery, manufacturer: info.manufacturer, model: info.model)))
+                firstConnection = false
+            }
+            guard
+                let measurement = await client.characteristics(of: target.path).first(where: {
+                    $0.uuid == BluetoothUUID(0x2A37)
+                })
+            else {
+                throw BlueZError(.bluez, "the device has no Heart Rate Measurement characteristic")
+            }
+            let notifications = try await client.notifications(measurement)
+            let finished = await stream(notifications, address: address)
+            if finished || Task.isCancelled {
+                stopping = measurement
+                break
+            }
+            // The link dropped.
+            status(.disconnected, address)
+            if options.noReconnect { return 1 }
+            try? await Task.sleep(for: backoff.delay())
+        }
+        // Clean up outside the cancelled task (Ctrl-C cancels it, and cancelled calls are not
+        // sent): notifications released first, then the connection hrm made.
+        let release = stopping
+        let disconnect = weConnected
+        let path = target.path
+        await Task {
+            if let release { await client.stopNotify(release) }
+            if disconnect { try? await client.disconnect(path) }
+        }.value
+        status(.stopped, address)
+        return 0
+    }
+
+    /// Prints every notification; true when a limit was reached (or the run was cancelled),
+    /// false when the stream ended because the link dropped.
+    func stream(_ notifications: AsyncStream<NotificationEvent>, address: String) async -> Bool {
+        let deadline = options.duration.map { started + .seconds($0) }
+        let limited = until(deadline, notifications)
+        for await event in limited {
+            guard case .value(let bytes) = event else { continue }
+            do {
+                let m = try HeartRateMeasurement(decoding: bytes)
+                measurements += 1
+                emit(MonitorEvent(device: address, kind: .measurement(m)))
+            } catch {
+                malformed += 1
+                emit(
+                    MonitorEvent(
+                        device: address,
+                        kind: .error(
+                            code: error.code.rawValue, message: error.description,
+                            hex: HexPayload.format(bytes))))
+            }
+            if reachedLimit { return true }
+        }
+        return Task.isCancelled || reachedLimit
+    }
+
+    nonisolated func until(_ deadline: ContinuousClock.Instant?, _ stream: AsyncStream<NotificationEvent>)
+        -> AsyncStream<NotificationEvent>
+    {
+        guard let deadline else { return stream }
+        let (limited, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
+        let relay = Task {
+            for await event in stream { continuation.yield(event) }
+            continuation.finish()
+        }
+        let timer = Task {
+            try? await Task.sleep(until: deadline)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            relay.cancel()
+            timer.cancel()
+        }
+        return limited
+    }
+
+    /// By address, by part of the name, the last device watched, or the strongest monitor around.
+    func findDevice(_ client: BlueZClient, _ adapter: Adapter) async throws(BlueZError) -> DiscoveredDevice? {
+        var wanted = options.device
+        if wanted == nil, let last = StateStore(environment: environment())?.lastDevice() { wanted = last }
+        if let wanted, let address = BluetoothAddress(wanted),
+            let known = await client.device(address, on: adapter)
+        {
+            return known
+        }
+        let stream = try await client.discover(adapter: adapter)
+        let limit = ContinuousClock.now + .seconds(options.scanTimeout)
+        var best: DiscoveredDevice? = nil
+        let pickStrongestAfter = ContinuousClock.now + .seconds(min(options.scanTimeout, 3))
+        // A remembered device that is not around gives way to the strongest monitor after 3 s.
+        let remembered = options.device == nil
+        for await device in untilDevices(limit, stream) {
+            if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
+            if let wanted {
+                if let address = BluetoothAddress(wanted) {
+                    if device.address == address { return device }
+                } else if let name = device.displayName, name.lowercased().contains(wanted.lowercased()) {
+                    return device
+                }
+            }
+            if (wanted == nil || remembered) && ContinuousClock.now >= pickStrongestAfter { return best }
+        }
+        return options.device == nil ? best : nil
+    }
+
+    nonisolated func untilDevices(
+        _ deadline: ContinuousClock.Instant, _ stream: AsyncStream<DiscoveredDevice>
+    ) -> AsyncStream<DiscoveredDevice> {
+        let (limited, continuation) = AsyncStream.makeStream(of: DiscoveredDevice.self)
+        let relay = Task {
+            for await device in stream { continuation.yield(device) }
+            continuation.finish()
+        }
+        let timer = Task {
+            try? await Task.sleep(until: deadline)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            relay.cancel()
+            timer.cancel()
+        }
+        return limited
+    }
+
+    nonisolated func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        for key in ["XDG_STATE_HOME", "HOME"] {
+            if let value = getenv(key) { result[key] = String(cString: value) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// `hrm watch` as a built binary against the simulated BlueZ.
+@Suite struct WatchBinaryTests {
+    static func lines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    static func calls(_ logPath: String) throws -> [String] {
+        lines(try String(contentsOfFile: logPath, encoding: .utf8)).filter {
+            $0["event"] as? String == "call"
+        }
+        .compactMap { $0["member"] as? String }
+    }
+
+    static func temporary(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
+    }
+
+    @Test func basicStreamAsJSONLines() throws {
+        let log = Self.temporary("watch-basic.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try HRMProcess.runUnderSim(
+            "basic", ["watch", "--json", "--count", "3", "Polar"], log: log)
+        #expect(result.status == 0)
+        let events = Self.lines(result.stdout)
+        #expect(
+            events.map { $0["type"] as? String ?? "" } == [
+                "status", "status", "info", "measurement", "measurement", "measurement", "status",
+            ])
+        #expect(events[2]["location"] as? String == "chest")
+        #expect(events[2]["battery"] as? Int == 87)
+        #expect(events[2]["manufacturer"] as? String == "Polar Electro Oy")
+        for event in events { #expect(event["device"] as? String == "D2:4B:7E:10:20:30") }
+        #expect((events[3]["rr_1024"] as? [Int])?.isEmpty == false)
+        #expect(events.last?["state"] as? String == "stopped")
+        // Cleanup: notifications released, then the connection hrm made is closed, and nothing after.
+        let calls = try Self.calls(log)
+        #expect(calls.suffix(2) == ["StopNotify", "Disconnect"])
+    }
+
+    @Test func malformedFramesAreReportedAndTheRunGoesOn() throws {
+        let result = try HRMProcess.runUnderSim(
+            "malformed", ["watch", "--json", "--count", "4", "D2:4B:7E:10:20:33"])
+        #expect(result.status == 0)
+        let errors = Self.lines(result.stdout).filter { $0["type"] as? String == "error" }
+        #expect(
+            errors.contains {
+                $0["code"] as? String == "truncated_energy" && $0["hex"] as? String == "0e4801"
+            })
+        #expect(errors.contains { $0["code"] as? String == "odd_rr_length" })
+        #expect(Self.lines(result.stdout).filter { $0["type"] as? String == "measurement" }.count == 4)
+    }
+
+    @Test func reconnectsAfterADrop() throws {
+        let result = try HRMProcess.runUnderSim("drops", ["watch", "--json", "--duration", "8.5", "Flaky"])
+        #expect(result.status == 0)
+        let events = Self.lines(result.stdout)
+        let states = events.compactMap { $0["state"] as? String }
+        #expect(
+            states.starts(with: ["connecting", "connected", "disconnected", "reconnecting", "connected"]))
+        let times = events.filter { $0["type"] as? String == "measurement" }.compactMap {
+            $0["time"] as? String
+        }
+        #expect(times.count >= 10)
+        #expect(Set(times).count == times.count, "no measurement printed twice")
+    }
+
+    @Test func csvHasAHeaderAndRows() throws {
+        let result = try HRMProcess.runUnderSim(
+            "uint16-energy", ["watch", "--csv", "--count", "2", "Energy"])
+        #expect(result.status == 0)
+        #expect(result.stdoutLines.first == "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format")
+        #expect(result.stdoutLines.count == 3)
+        #expect(result.stdoutLines[1].hasSuffix(",uint16"))
+    }
+
+    @Test func unknownDeviceIsNotFound() throws {
+        let result = try HRMProcess.runUnderSim("basic", ["watch", "--scan-timeout", "1", "Garmin"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no 'Garmin' found"))
+    }
+
+    @Test func sigtermStopsCleanly() throws {
+        let log = Self.temporary("watch-term.jsonl")
+        let out = Self.temporary("watch-term.out")
+        defer {
+            try? FileManager.default.removeItem(atPath: log)
+            try? FileManager.default.removeItem(atPath: out)
+        }
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        let process = Process()
+        let sim = HRMProcess.binary.deletingLastPathComponent().appendingPathComponent("hrm-sim")
+        process.executableURL = sim
+        process.arguments = [
+            "--scenario", "basic", "--log", log, "--", HRMProcess.binary.path, "watch", "--json", "Polar",
+        ]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] =
+            FileManager.default.temporaryDirectory.path + "/hrm-state-\(UUID().uuidString)"
+        process.environment = environment
+        try process.run()
+        Thread.sleep(forTimeInterval: 2.5)
+        let stopAt = Date()
+        process.terminate()  // SIGTERM to hrm-sim, which passes it on to hrm
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(stopAt) < 3.5, "stops within 3 s")
+        #expect(process.terminationStatus == 0)
+        let calls = try Self.calls(log)
+        #expect(calls.suffix(2) == ["StopNotify", "Disconnect"])
+        let events = Self.lines(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(events.last?["state"] as? String == "stopped")
+    }
+}
