@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test bench bench-decoder bench-dbus fidelity fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-dbus fidelity fuzz install uninstall format lint clean
 
 all: build
 
@@ -16,6 +16,11 @@ build:
 
 release:
 	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
+
+# hrm watching the simulated strap for about 20 s: no Bluetooth hardware needed.
+DEMO_SCENARIO ?= basic
+demo: build
+	.build/debug/hrm-sim --scenario $(DEMO_SCENARIO) -- .build/debug/hrm watch --duration 20
 
 # The whole suite: unit tests, the built hrm binary run as a process, and the D-Bus tests on a
 # private dbus-daemon that the tests start themselves.

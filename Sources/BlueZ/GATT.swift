@@ -172,6 +172,15 @@ extension BlueZClient {
                 })
             return required.isSubset(of: present) ? .done(true) : .pending
         }
+        // bluetoothd exports the GATT objects one signal at a time: let the set settle (no new
+        // characteristic for 150 ms, 1.5 s at most) so that optional ones are there too.
+        var known = characteristics(of: devicePath).count
+        for _ in 0..<10 {
+            try? await Task.sleep(for: .milliseconds(150))
+            let now = characteristics(of: devicePath).count
+            if now == known { break }
+            known = now
+        }
         return madeIt
     }
 

@@ -6,7 +6,7 @@ public struct HRM: AsyncParsableCommand {
         commandName: "hrm",
         abstract: "A heart-rate monitor for Linux: Bluetooth LE chest straps through BlueZ.",
         version: "0.1.0",
-        subcommands: [ScanCommand.self, WatchCommand.self, DecodeCommand.self]
+        subcommands: [ScanCommand.self, WatchCommand.self, ResetEnergyCommand.self, DecodeCommand.self]
     )
 
     public init() {}

@@ -29,13 +29,17 @@ import Testing
         let events = Self.lines(result.stdout)
         #expect(
             events.map { $0["type"] as? String ?? "" } == [
-                "status", "status", "info", "measurement", "measurement", "measurement", "status",
+                "status", "status", "status", "info", "measurement", "measurement", "measurement", "status",
             ])
-        #expect(events[2]["location"] as? String == "chest")
-        #expect(events[2]["battery"] as? Int == 87)
-        #expect(events[2]["manufacturer"] as? String == "Polar Electro Oy")
-        for event in events { #expect(event["device"] as? String == "D2:4B:7E:10:20:30") }
-        #expect((events[3]["rr_1024"] as? [Int])?.isEmpty == false)
+        #expect(
+            events.compactMap { $0["state"] as? String } == [
+                "scanning", "connecting", "connected", "stopped",
+            ])
+        #expect(events[3]["location"] as? String == "chest")
+        #expect(events[3]["battery"] as? Int == 87)
+        #expect(events[3]["manufacturer"] as? String == "Polar Electro Oy")
+        for event in events.dropFirst() { #expect(event["device"] as? String == "D2:4B:7E:10:20:30") }
+        #expect((events[4]["rr_1024"] as? [Int])?.isEmpty == false)
         #expect(events.last?["state"] as? String == "stopped")
         // Cleanup: notifications released, then the connection hrm made is closed, and nothing after.
         let calls = try Self.calls(log)
@@ -61,7 +65,9 @@ import Testing
         let events = Self.lines(result.stdout)
         let states = events.compactMap { $0["state"] as? String }
         #expect(
-            states.starts(with: ["connecting", "connected", "disconnected", "reconnecting", "connected"]))
+            states.starts(with: [
+                "scanning", "connecting", "connected", "disconnected", "reconnecting", "connected",
+            ]))
         let times = events.filter { $0["type"] as? String == "measurement" }.compactMap {
             $0["time"] as? String
         }
@@ -114,5 +120,21 @@ import Testing
         #expect(calls.suffix(2) == ["StopNotify", "Disconnect"])
         let events = Self.lines(try String(contentsOfFile: out, encoding: .utf8))
         #expect(events.last?["state"] as? String == "stopped")
+    }
+}
+
+@Suite struct ResetEnergyBinaryTests {
+    @Test func writesOneToTheControlPoint() throws {
+        let log = WatchBinaryTests.temporary("reset.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try HRMProcess.runUnderSim("uint16-energy", ["reset-energy", "Energy"], log: log)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("energy expended reset on Energy Strap (D2:4B:7E:10:20:31)"))
+        let entries = WatchBinaryTests.lines(try String(contentsOfFile: log, encoding: .utf8))
+        #expect(entries.contains { $0["event"] as? String == "energy-reset" })
+        #expect(
+            WatchBinaryTests.lines(try String(contentsOfFile: log, encoding: .utf8)).filter {
+                $0["event"] as? String == "error"
+            }.isEmpty)
     }
 }

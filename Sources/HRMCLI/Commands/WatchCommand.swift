@@ -306,6 +306,7 @@ actor WatchSession {
             return known
         }
         let stream = try await client.discover(adapter: adapter)
+        status(.scanning, nil)
         let limit = ContinuousClock.now + .seconds(options.scanTimeout)
         var best: DiscoveredDevice? = nil
         let pickStrongestAfter = ContinuousClock.now + .seconds(min(options.scanTimeout, 3))
