@@ -15,6 +15,8 @@ public actor BlueZClient {
     private var nextWatcher = 0
     /// Characteristics with a StartNotify session of ours, by path.
     var notifying: Set<String> = []
+    /// StopNotify calls on their way, by characteristic path.
+    var stopping: [String: Task<Void, Never>] = [:]
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.
     let callTimeout: Duration
 

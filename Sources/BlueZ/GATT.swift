@@ -248,6 +248,7 @@ extension BlueZClient {
             throw BlueZError(error)
         }
         notifying.insert(characteristic.path)
+        stopping[characteristic.path] = nil
         let (events, watcher) = watch()
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
         let relay = Task {

@@ -70,7 +70,7 @@ public struct ScanCommand: AsyncParsableCommand {
                 adapter: chosen, services: all ? nil : [BluetoothUUID(0x180D)])
             var table = ScanTable(live: !json && StandardOutput.isTerminal)
             var seen = Set<BluetoothAddress>()
-            for await device in until(.seconds(timeout), stream) {
+            for await device in stream.until(ContinuousClock.now + .seconds(timeout)) {
                 let isNew = seen.insert(device.address).inserted
                 if json {
                     if isNew { output.line(MonitorEventJSON.line(ScanTable.event(device)), flush: true) }
@@ -94,24 +94,5 @@ public struct ScanCommand: AsyncParsableCommand {
         } catch {
             return Failure.report(BlueZError(.dbus, "\(error)"), command: "scan", json: json ? output : nil)
         }
-    }
-
-    /// `stream` until `duration` has passed. Ending early cancels the relay, which ends `stream`.
-    func until(_ duration: Duration, _ stream: AsyncStream<DiscoveredDevice>) -> AsyncStream<DiscoveredDevice>
-    {
-        let (limited, continuation) = AsyncStream.makeStream(of: DiscoveredDevice.self)
-        let relay = Task {
-            for await device in stream { continuation.yield(device) }
-            continuation.finish()
-        }
-        let timer = Task {
-            try? await Task.sleep(for: duration)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in
-            relay.cancel()
-            timer.cancel()
-        }
-        return limited
     }
 }

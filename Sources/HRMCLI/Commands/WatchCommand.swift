@@ -255,7 +255,7 @@ actor WatchSession {
     /// false when the stream ended because the link dropped.
     func stream(_ notifications: AsyncStream<NotificationEvent>, address: String) async -> Bool {
         let deadline = options.duration.map { started + .seconds($0) }
-        let limited = until(deadline, notifications)
+        let limited = notifications.until(deadline)
         for await event in limited {
             guard case .value(let bytes) = event else { continue }
             do {
@@ -276,26 +276,6 @@ actor WatchSession {
         return Task.isCancelled || reachedLimit
     }
 
-    nonisolated func until(_ deadline: ContinuousClock.Instant?, _ stream: AsyncStream<NotificationEvent>)
-        -> AsyncStream<NotificationEvent>
-    {
-        guard let deadline else { return stream }
-        let (limited, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
-        let relay = Task {
-            for await event in stream { continuation.yield(event) }
-            continuation.finish()
-        }
-        let timer = Task {
-            try? await Task.sleep(until: deadline)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in
-            relay.cancel()
-            timer.cancel()
-        }
-        return limited
-    }
-
     /// By address, by part of the name, the last device watched, or the strongest monitor around.
     func findDevice(_ client: BlueZClient, _ adapter: Adapter) async throws(BlueZError) -> DiscoveredDevice? {
         var wanted = options.device
@@ -312,7 +292,7 @@ actor WatchSession {
         let pickStrongestAfter = ContinuousClock.now + .seconds(min(options.scanTimeout, 3))
         // A remembered device that is not around gives way to the strongest monitor after 3 s.
         let remembered = options.device == nil
-        for await device in untilDevices(limit, stream) {
+        for await device in stream.until(limit) {
             if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
             if let wanted {
                 if let address = BluetoothAddress(wanted) {
@@ -324,25 +304,6 @@ actor WatchSession {
             if (wanted == nil || remembered) && ContinuousClock.now >= pickStrongestAfter { return best }
         }
         return options.device == nil ? best : nil
-    }
-
-    nonisolated func untilDevices(
-        _ deadline: ContinuousClock.Instant, _ stream: AsyncStream<DiscoveredDevice>
-    ) -> AsyncStream<DiscoveredDevice> {
-        let (limited, continuation) = AsyncStream.makeStream(of: DiscoveredDevice.self)
-        let relay = Task {
-            for await device in stream { continuation.yield(device) }
-            continuation.finish()
-        }
-        let timer = Task {
-            try? await Task.sleep(until: deadline)
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in
-            relay.cancel()
-            timer.cancel()
-        }
-        return limited
     }
 
     nonisolated func environment() -> [String: String] {
