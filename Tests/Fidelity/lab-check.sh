@@ -1,0 +1,38 @@
+#!/bin/bash
+# hrm against real BlueZ in ../shared/realbluez (run by .ci/run, not by make test: a user's machine
+# has no such lab). Boots the lab once (about 35 s) and checks what Tests/Fidelity/lab-e2e.sh printed.
+# A lab that cannot start (setup or boot failure) is reported loudly and does not fail CI; a check
+# that fails does.
+set -u
+cd "$(dirname "$0")/../.."
+LAB=../shared/realbluez
+export HRM_LAB_BUILD=${HRM_LAB_BUILD:-/tmp/hrm-realbluez-build}
+if ! "$LAB/setup" > /tmp/hrm-lab-setup.log 2>&1; then
+    echo "lab-check: REAL BLUEZ LAB UNAVAILABLE (setup failed, see /tmp/hrm-lab-setup.log): checks not run"
+    exit 0
+fi
+out=/tmp/hrm-lab-e2e.txt
+timeout 300 "$LAB/boot" bash Tests/Fidelity/lab-e2e.sh > "$out" 2>&1
+status=$?
+if [ $status -eq 124 ] || [ $status -eq 125 ]; then
+    echo "lab-check: REAL BLUEZ LAB UNAVAILABLE (boot status $status, output in $out): checks not run"
+    exit 0
+fi
+tr -d '\r' < "$out" > "$out.clean"
+passed=0
+failed=0
+check() {
+    if grep -Eq "$2" "$out.clean"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "lab-check: FAILED: $1"; fi
+}
+check "hrm scan --json --adapter hci0 lists Lab HRM" '"type":"device".*"name":"Lab HRM"'
+check "hrm scan exits 0" '^scan-status 0$'
+check "hrm watch --count 3 prints three measurements" '"type":"measurement"'
+check "hrm watch exits 0" '^watch-status 0$'
+check "hrm watch reports stopped" '"state":"stopped"'
+check "Ctrl-C exits 0" '^ctrl-c-status 0$'
+check "measurements before Ctrl-C" '^ctrl-c-measurements [1-9]'
+check "Ctrl-C leaves the device disconnected" '^connected-after-ctrl-c variant +boolean false$'
+measurements=$(sed -n '/^== watch/,/^watch-status/p' "$out.clean" | grep -c '"type":"measurement"')
+if [ "$measurements" -eq 3 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "lab-check: FAILED: $measurements measurements, not 3"; fi
+echo "lab-check: $passed passed, $failed failed"
+[ $failed -eq 0 ]

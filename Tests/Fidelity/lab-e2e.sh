@@ -1,0 +1,28 @@
+#!/bin/bash
+# Runs inside the realbluez guest (../shared/realbluez/boot): hrm against real bluetoothd 5.66,
+# with hci0 as the central and BlueZ's heart-rate example ("Lab HRM") on hci1. Prints markers
+# that Tests/Fidelity/lab-check.sh verifies.
+set -u
+export XDG_STATE_HOME=/tmp/hrm-state
+HRM=${HRM:-.build/debug/hrm}
+STRAP=/org/bluez/hci0/dev_00_AA_01_01_00_01
+
+echo "== scan"
+$HRM scan --json --adapter hci0 --timeout 5
+echo "scan-status $?"
+
+echo "== watch"
+timeout 60 $HRM watch --json --count 3 --adapter hci0 "Lab HRM"
+echo "watch-status $?"
+
+echo "== ctrl-c"
+$HRM watch --json --adapter hci0 "Lab HRM" > /tmp/ctrl-c.jsonl &
+pid=$!
+sleep 6
+kill -INT $pid
+wait $pid
+echo "ctrl-c-status $?"
+grep -c '"type":"measurement"' /tmp/ctrl-c.jsonl | sed 's/^/ctrl-c-measurements /'
+sleep 0.5
+dbus-send --system --print-reply --dest=org.bluez $STRAP org.freedesktop.DBus.Properties.Get \
+    string:org.bluez.Device1 string:Connected | tail -1 | sed 's/^ */connected-after-ctrl-c /'
