@@ -337,9 +337,8 @@ public actor Simulator {
 
     func removeDevice(_ call: MethodCall) async throws -> [Value] {
         let (path) = try call.decode(ObjectPath.self)
-        guard var device = devices[path], device.exported else { throw BlueZError.doesNotExist }
+        guard let device = devices[path], device.exported else { throw BlueZError.doesNotExist }
         if device.connected { await disconnect(path, reason: "removed") }
-        device = devices[path] ?? device
         unexportGATT(path)
         connection?.unexport(at: path)
         devices[path]?.exported = false

@@ -79,7 +79,6 @@ public struct ScanCommand: AsyncParsableCommand {
                 }
             }
             let found = seen.count
-            if let final = table.finish() { output.line(final, flush: true) }
             if found == 0 {
                 StandardOutput.diagnostic(
                     "hrm scan: no \(all ? "Bluetooth LE device" : "heart-rate monitor") found in \(timeout) s"

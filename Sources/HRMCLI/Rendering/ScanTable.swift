@@ -38,8 +38,6 @@ struct ScanTable {
         return redraw()
     }
 
-    mutating func finish() -> String? { nil }
-
     private mutating func redraw() -> String {
         let sorted = devices.values.sorted { ($0.rssi ?? -999, $1.address) > ($1.rssi ?? -999, $0.address) }
         var lines = ["ADDRESS            SIGNAL          NAME"]
