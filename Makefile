@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-dbus fidelity fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-dbus fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -58,6 +58,10 @@ uninstall:
 
 # hrm-sim against the real BlueZ lab's recorded probe run (needs ../shared/realbluez, python3-gi).
 REALBLUEZ ?= ../shared/realbluez
+# bleak (unmodified) against hrm-sim, StartNotify and AcquireNotify: see Tests/Fidelity/bleak-check.sh.
+bleak-check: build
+	bash Tests/Fidelity/bleak-check.sh
+
 fidelity: build
 	.build/debug/hrm-sim --scenario lab -- /usr/bin/python3 $(REALBLUEZ)/probe.py > .build/probe-sim.txt 2>&1
 	python3 Tests/Fidelity/compare-probe.py $(REALBLUEZ)/transcripts/probe.txt .build/probe-sim.txt

@@ -10,6 +10,11 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// bluetoothd's `[GATT] Cache`: `always` keeps GATT objects across a drop; `no` removes them
     /// and creates them again on reconnect.
     public var gattCache: GattCache = .always
+    /// Real bluetoothd 5.66 sends `{UUIDs, ServicesResolved: true}` sometimes after the GATT
+    /// objects' InterfacesAdded and sometimes before them (7 of 9 captures in the lab). Clients
+    /// that list services the moment ServicesResolved arrives (bleak) need the first order;
+    /// `before-objects` plays the second, to test clients that wait for their characteristics.
+    public var servicesResolved: ServicesResolvedOrder = .afterObjects
     /// The private bus's policy: `deny-bluez` makes every call to org.bluez fail with AccessDenied,
     /// as for a user outside the `bluetooth` group.
     public var busPolicy: String = "open"
@@ -22,6 +27,11 @@ public struct Scenario: Codable, Sendable, Equatable {
     public enum GattCache: String, Codable, Sendable {
         case always
         case no
+    }
+
+    public enum ServicesResolvedOrder: String, Codable, Sendable {
+        case afterObjects = "after-objects"
+        case beforeObjects = "before-objects"
     }
 
     public struct Adapter: Codable, Sendable, Equatable {
@@ -148,13 +158,15 @@ public struct Scenario: Codable, Sendable, Equatable {
 // Lenient decoding: every field may be left out and takes its default.
 extension Scenario {
     private enum CodingKeys: String, CodingKey {
-        case description, gattCache, busPolicy, bluetoothd, adapters, devices, events
+        case description, gattCache, servicesResolved, busPolicy, bluetoothd, adapters, devices, events
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         description = try c.decodeIfPresent(String.self, forKey: .description) ?? ""
         gattCache = try c.decodeIfPresent(GattCache.self, forKey: .gattCache) ?? .always
+        servicesResolved =
+            try c.decodeIfPresent(ServicesResolvedOrder.self, forKey: .servicesResolved) ?? .afterObjects
         busPolicy = try c.decodeIfPresent(String.self, forKey: .busPolicy) ?? "open"
         bluetoothd = try c.decodeIfPresent(Bool.self, forKey: .bluetoothd) ?? true
         adapters = try c.decodeIfPresent([Adapter].self, forKey: .adapters) ?? [Adapter()]

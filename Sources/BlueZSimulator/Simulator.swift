@@ -13,8 +13,8 @@ import HeartRate
 /// One actor owns all state; D-Bus method handlers and the timeline (appearances, drops,
 /// notifications, power and restart events) go through it. What it sends follows the order real
 /// bluetoothd uses (see shared/design/BLUEZ-NOTES.md): changes caused by a call go out before the
-/// call's reply, device-found signals only after StartDiscovery's reply, ServicesResolved before
-/// the GATT objects' InterfacesAdded.
+/// call's reply, device-found signals only after StartDiscovery's reply, Connected before Connect's
+/// reply, ServicesResolved after (or, as the scenario says, before) the GATT objects' InterfacesAdded.
 public actor Simulator {
     /// How long real bluetoothd takes for the slow steps, in seconds.
     public struct Timing: Sendable {
@@ -482,6 +482,9 @@ public actor Simulator {
         guard devices[path]?.connected == false else { return [] }
         devices[path]?.connected = true
         log.record("state", ["path": path.rawValue, "connected": true])
+        // Connected goes out before the reply, as bluetoothctl shows ("Connected: yes", then
+        // "Connection successful"); bleak's mirror must say connected when the reply arrives.
+        try? connection?.setProperties(["Connected": .boolean(true)], interface: BlueZName.device, at: path)
         call.afterReply {
             Task { await self.connected(path) }
         }
@@ -490,18 +493,18 @@ public actor Simulator {
 
     func connected(_ path: ObjectPath) async {
         guard devices[path]?.connected == true else { return }
-        try? connection?.setProperties(["Connected": .boolean(true)], interface: BlueZName.device, at: path)
         exportReverseDevice(path)
         try? await Task.sleep(for: .seconds(timing.servicesResolved))
         guard let device = devices[path], device.connected else { return }
-        // {UUIDs, ServicesResolved} first, the GATT objects after: the order that trips clients.
+        let objectsFirst = scenario.servicesResolved == .afterObjects
+        if objectsFirst { exportGATT(path) }
         let uuids = (device.layout.serviceUUIDs + device.spec.uuids.compactMap { BluetoothUUID($0) })
         let unique = Array(Set(uuids)).sorted().map(\.description)
         try? connection?.setProperties(
             ["UUIDs": .strings(unique), "ServicesResolved": .boolean(true)], interface: BlueZName.device,
             at: path)
         devices[path]?.servicesResolved = true
-        exportGATT(path)
+        if !objectsFirst { exportGATT(path) }
         // The Device Information service's PnP ID gives the device a Modalias, as in bluetoothd.
         try? connection?.setProperty(
             "Modalias", to: .string("usb:v1D6Bp0246d0542"), interface: BlueZName.device, at: path)

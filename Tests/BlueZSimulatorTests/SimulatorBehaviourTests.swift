@@ -85,8 +85,9 @@ import Testing
         return nil
     }
 
-    @Test func discoveryConnectReadNotifyDisconnect() async throws {
-        let rig = try await Rig(scenario: "basic")
+    @Test(arguments: [Scenario.ServicesResolvedOrder.afterObjects, .beforeObjects])
+    func discoveryConnectReadNotifyDisconnect(order: Scenario.ServicesResolvedOrder) async throws {
+        let rig = try await Rig(scenario: "basic") { $0.servicesResolved = order }
         defer { Task { await rig.close() } }
         let events = try await rig.client.objectEvents(sender: "org.bluez", pathNamespace: "/org/bluez")
         var iterator = events.makeAsyncIterator()
@@ -124,22 +125,29 @@ import Testing
         }
         #expect(invalidated.found != nil, "RSSI is invalidated when discovery stops")
 
-        // Connect: Connected, then {UUIDs, ServicesResolved} before the GATT objects appear.
+        // Connect: Connected goes out before the reply (signals and replies arrive in the order
+        // sent, so it is already queued when the call returns), then the GATT objects and
+        // {UUIDs, ServicesResolved} in the scenario's order.
         _ = try await rig.call(Self.device, "org.bluez.Device1", "Connect")
-        let resolved = await Self.next(&iterator) {
-            Self.changed($0, Self.device, "ServicesResolved") == .boolean(true)
+        let connected = await Self.next(&iterator, timeout: .milliseconds(50)) {
+            Self.changed($0, Self.device, "Connected") == .boolean(true)
         }
-        #expect(resolved.found != nil)
-        #expect(resolved.before.contains { Self.changed($0, Self.device, "Connected") == .boolean(true) })
-        #expect(
-            !resolved.before.contains {
-                if case .interfacesAdded(let p, _) = $0 { p == Self.measurement } else { false }
-            })
-        let gatt = await Self.next(&iterator) {
+        #expect(connected.found != nil, "Connected: true before Connect's reply")
+        let isMeasurement: (ObjectEvent) -> Bool = {
             if case .interfacesAdded(let path, _) = $0 { path == Self.measurement } else { false }
         }
-        guard case .interfacesAdded(_, let gattInterfaces)? = gatt.found else {
-            Issue.record("no GATT objects after ServicesResolved")
+        let isResolved: (ObjectEvent) -> Bool = {
+            Self.changed($0, Self.device, "ServicesResolved") == .boolean(true)
+        }
+        let first = await Self.next(&iterator) { isMeasurement($0) || isResolved($0) }
+        let second = await Self.next(&iterator) {
+            first.found.map(isMeasurement) == true ? isResolved($0) : isMeasurement($0)
+        }
+        let gatt = [first.found, second.found].compactMap { $0 }.first(where: isMeasurement)
+        #expect(first.found.map(order == .afterObjects ? isMeasurement : isResolved) == true)
+        #expect(second.found.map(order == .afterObjects ? isResolved : isMeasurement) == true)
+        guard case .interfacesAdded(_, let gattInterfaces)? = gatt else {
+            Issue.record("no GATT objects after Connect")
             return
         }
         #expect(
@@ -147,8 +155,11 @@ import Testing
                 == .string("00002a37-0000-1000-8000-00805f9b34fb"))
         #expect(gattInterfaces["org.bluez.GattCharacteristic1"]?["Flags"] == .strings(["notify"]))
         // Objects appear one signal at a time: wait for the last one this test uses.
-        _ = await Self.next(&iterator) {
+        let isControlPoint: (ObjectEvent) -> Bool = {
             if case .interfacesAdded(let path, _) = $0 { path == Self.controlPoint } else { false }
+        }
+        if !second.before.contains(where: isControlPoint) {
+            _ = await Self.next(&iterator, where: isControlPoint)
         }
 
         let locationReply = try await rig.call(
