@@ -17,6 +17,10 @@ public actor BlueZClient {
     var notifying: Set<String> = []
     /// StopNotify calls on their way, by characteristic path.
     var stopping: [String: Task<Void, Never>] = [:]
+    /// The readers of acquired notify sockets, by characteristic path.
+    var acquired: [String: DatagramReader] = [:]
+    /// StartNotify sessions (kept across drops), by characteristic path.
+    var sessions: [String: NotifySession] = [:]
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.
     let callTimeout: Duration
 

@@ -52,20 +52,4 @@ extension BlueZClient {
         info.firmware = await text(0x2A26)
         return info
     }
-
-    /// Sends StopNotify for `characteristic` and waits for the reply (so that it goes out before
-    /// a Disconnect that follows), or waits for the one already on its way. "No notify session
-    /// started" is not an error here.
-    public func stopNotify(_ characteristic: Characteristic) async {
-        if notifying.remove(characteristic.path) != nil {
-            let connection = self.connection
-            let timeout = callTimeout
-            stopping[characteristic.path] = Task {
-                _ = try? await connection.call(
-                    destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
-                    interface: "org.bluez.GattCharacteristic1", member: "StopNotify", timeout: timeout)
-            }
-        }
-        await stopping[characteristic.path]?.value
-    }
 }

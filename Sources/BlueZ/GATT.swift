@@ -11,12 +11,6 @@ public struct Characteristic: Sendable, Equatable {
     public let devicePath: String
 }
 
-/// What a notification stream delivers.
-public enum NotificationEvent: Sendable, Equatable {
-    /// One notification's value (possibly empty).
-    case value([UInt8])
-}
-
 extension BlueZClient {
     static let characteristicInterface = "org.bluez.GattCharacteristic1"
     static let serviceInterface = "org.bluez.GattService1"
@@ -226,54 +220,5 @@ extension BlueZClient {
         } catch {
             throw BlueZError(error)
         }
-    }
-
-    /// Notifications by StartNotify and PropertiesChanged on Value. The stream finishes when the
-    /// link drops (Connected false); ending it sends StopNotify. bluetoothd re-enables the session
-    /// itself after a reconnect, so a new stream on the same characteristic is not needed then.
-    public func notifications(_ characteristic: Characteristic) async throws(BlueZError)
-        -> AsyncStream<NotificationEvent>
-    {
-        let path = ObjectPath(stringLiteral: characteristic.path)
-        let device = ObjectPath(stringLiteral: characteristic.devicePath)
-        // The Value changes come straight from the bus, in order, never coalesced by the mirror.
-        let values: AsyncStream<PropertiesChanged>
-        do throws(DBusError) {
-            values = try await connection.propertiesChanged(
-                sender: Self.service, path: path, interface: "org.bluez.GattCharacteristic1")
-            _ = try await connection.call(
-                destination: Self.service, path: path, interface: "org.bluez.GattCharacteristic1",
-                member: "StartNotify", timeout: callTimeout)
-        } catch {
-            throw BlueZError(error)
-        }
-        notifying.insert(characteristic.path)
-        stopping[characteristic.path] = nil
-        let (events, watcher) = watch()
-        let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
-        let relay = Task {
-            for await change in values {
-                if case .bytes(let bytes)? = change.changed["Value"] { continuation.yield(.value(bytes)) }
-            }
-        }
-        let dropWatch = Task {
-            for await event in events {
-                if case .propertiesChanged(let change) = event, change.path == device,
-                    change.changed["Connected"] == .boolean(false)
-                {
-                    break
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { [weak self] _ in
-            relay.cancel()
-            dropWatch.cancel()
-            Task {
-                await self?.unwatch(watcher)
-                await self?.stopNotify(characteristic)
-            }
-        }
-        return stream
     }
 }

@@ -174,6 +174,8 @@ public actor Simulator {
     ) -> Method {
         let log = self.log
         return Method(name, input: input, output: output) { call in
+            // bluetoothd's main loop sees a closed notify socket before a call sent after closing it.
+            await self.reapReleasedSockets()
             log.record(
                 "call",
                 [
@@ -735,6 +737,8 @@ public actor Simulator {
             connection.unexport(at: ObjectPath(stringLiteral: service.path))
         }
         devices[path]?.gattExported = false
+        // The notify sessions lived on the characteristic objects (Cache = no): they are gone too.
+        devices[path]?.notifySessions = [:]
     }
 
     /// The device and characteristic a GATT call is about.
@@ -984,17 +988,27 @@ public actor Simulator {
                 devices[path]?.exported = false
                 log.record("device-removed", ["path": path.rawValue])
             }
-            // A client that closed its acquired socket.
-            for (charPath, fd) in device.acquired {
-                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLHUP | POLLERR) != 0 {
-                    close(fd)
-                    devices[path]?.acquired[charPath] = nil
-                    try? connection?.setProperty(
-                        "NotifyAcquired", to: .boolean(false), interface: BlueZName.gattCharacteristic,
-                        at: ObjectPath(stringLiteral: charPath))
-                    log.record("acquire-released", ["path": charPath])
-                }
+            reapReleasedSockets(path)
+        }
+    }
+
+    /// Notices clients that closed their acquired sockets. bluetoothd watches the socket and
+    /// sees the hang-up at once; the simulator looks on every tick and before handling any call.
+    func reapReleasedSockets() {
+        for path in devices.keys { reapReleasedSockets(path) }
+    }
+
+    func reapReleasedSockets(_ path: ObjectPath) {
+        guard let acquired = devices[path]?.acquired else { return }
+        for (charPath, fd) in acquired {
+            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLHUP | POLLERR) != 0 {
+                close(fd)
+                devices[path]?.acquired[charPath] = nil
+                try? connection?.setProperty(
+                    "NotifyAcquired", to: .boolean(false), interface: BlueZName.gattCharacteristic,
+                    at: ObjectPath(stringLiteral: charPath))
+                log.record("acquire-released", ["path": charPath])
             }
         }
     }

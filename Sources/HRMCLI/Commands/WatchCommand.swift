@@ -244,7 +244,7 @@ actor WatchSession {
         let disconnect = weConnected
         let path = target.path
         await Task {
-            if let release { await client.stopNotify(release) }
+            if let release { await client.releaseNotifications(release) }
             if disconnect { try? await client.disconnect(path) }
         }.value
         status(.stopped, address)

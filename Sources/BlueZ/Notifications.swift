@@ -1,0 +1,251 @@
+import DBus
+import Synchronization
+
+/// What a notification stream delivers.
+public enum NotificationEvent: Sendable, Equatable {
+    /// One notification's value (possibly empty).
+    case value([UInt8])
+}
+
+/// How to subscribe to a characteristic's notifications.
+public enum NotifyMethod: Sendable {
+    /// AcquireNotify where the characteristic offers it (a socket straight from bluetoothd, no
+    /// D-Bus message per notification), else StartNotify.
+    case automatic
+    case startNotify
+    case acquireNotify
+}
+
+extension BlueZClient {
+    /// The characteristic's notifications, in order, until the link drops (the stream finishes)
+    /// or the consumer stops iterating (the subscription is released). The PropertiesChanged that
+    /// a ReadValue causes is never delivered as a notification.
+    public func notifications(_ characteristic: Characteristic, using method: NotifyMethod = .automatic)
+        async throws(BlueZError) -> AsyncStream<NotificationEvent>
+    {
+        let offersAcquire =
+            characteristic.flags.contains("notify")
+            && mirror.properties(
+                ObjectPath(stringLiteral: characteristic.path), Self.characteristicInterface)?[
+                    "NotifyAcquired"]
+                != nil
+        switch method {
+        case .startNotify:
+            return try await sessionNotifications(characteristic)
+        case .acquireNotify:
+            return try await acquiredNotifications(characteristic)
+        case .automatic:
+            guard offersAcquire else { return try await sessionNotifications(characteristic) }
+            do {
+                return try await acquiredNotifications(characteristic)
+            } catch  where error.code == .bluez {
+                // NotSupported, NotPermitted, InProgress (another client's StartNotify): the
+                // signal path still works.
+                return try await sessionNotifications(characteristic)
+            }
+        }
+    }
+
+    /// Ends notifications on `characteristic` and waits until bluetoothd has been told: the
+    /// acquired socket is shut down, or StopNotify has been answered. Call it before Disconnect.
+    public func releaseNotifications(_ characteristic: Characteristic) async {
+        if let reader = acquired.removeValue(forKey: characteristic.path) {
+            reader.stop()
+        }
+        await stopNotify(characteristic)
+    }
+
+    /// Notifications by AcquireNotify: one SEQPACKET datagram each, read on a thread of its own.
+    /// bluetoothd closes the socket when the link drops, which finishes the stream.
+    func acquiredNotifications(_ characteristic: Characteristic) async throws(BlueZError)
+        -> AsyncStream<NotificationEvent>
+    {
+        let socket: Int32
+        let mtu: UInt16
+        do throws(DBusError) {
+            let reply = try await connection.call(
+                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
+                interface: "org.bluez.GattCharacteristic1", member: "AcquireNotify",
+                body: [.propertyMap([:])],
+                timeout: callTimeout)
+            let (fd, size) = try reply.decode(UnixFD.self, UInt16.self)
+            guard let descriptor = fd.take() else {
+                throw DBusError(.typeMismatch, "AcquireNotify returned a closed descriptor")
+            }
+            socket = descriptor
+            mtu = size
+        } catch {
+            throw BlueZError(error)
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
+        // bluetoothd closes the socket just before it announces Connected=false: finish once the
+        // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
+        let device = ObjectPath(stringLiteral: characteristic.devicePath)
+        let reader = try DatagramReader(
+            socket: socket, mtu: Int(mtu), deliver: { continuation.yield(.value($0)) },
+            end: { [weak self] byPeer in
+                guard byPeer else { return continuation.finish() }
+                Task {
+                    _ = try? await self?.wait("Connected to go false", timeout: .seconds(2)) {
+                        mirror -> WaitOutcome<Bool> in
+                        if case .boolean(true)? = mirror.properties(device, Self.deviceInterface)?[
+                            "Connected"]
+                        {
+                            return .pending
+                        }
+                        return .done(true)
+                    }
+                    continuation.finish()
+                }
+            })
+        acquired[characteristic.path] = reader
+        let path = characteristic.path
+        continuation.onTermination = { [weak self] _ in
+            reader.stop()
+            Task { await self?.forget(reader, at: path) }
+        }
+        return stream
+    }
+
+    func forget(_ reader: DatagramReader, at path: String) {
+        if acquired[path] === reader { acquired[path] = nil }
+    }
+
+    /// Notifications by StartNotify and PropertiesChanged on Value, taken from the mirror's one
+    /// ordered event stream so that the last values before a drop come before the drop's
+    /// Connected=false. The stream finishes at the drop, but the session stays, as in bluetoothd,
+    /// which re-enables it after reconnecting: values that arrive before the next stream is asked
+    /// for wait for it, and each value reaches one stream once. With `Cache = no` the session
+    /// died with the characteristic object and StartNotify begins a new one. Only a consumer
+    /// that stops listening sends StopNotify.
+    func sessionNotifications(_ characteristic: Characteristic) async throws(BlueZError)
+        -> AsyncStream<NotificationEvent>
+    {
+        // A StopNotify still on its way must land before the new StartNotify.
+        await stopping[characteristic.path]?.value
+        let session = sessions[characteristic.path] ?? startSession(characteristic)
+        do throws(DBusError) {
+            _ = try await connection.call(
+                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
+                interface: "org.bluez.GattCharacteristic1", member: "StartNotify", timeout: callTimeout)
+        } catch  where error.name.rawValue == "org.bluez.Error.InProgress" {
+            // This client's session survived the drop (Cache = always): it is ours already.
+        } catch {
+            endSession(characteristic.path)
+            throw BlueZError(error)
+        }
+        notifying.insert(characteristic.path)
+        stopping[characteristic.path] = nil
+        let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
+        session.attach(continuation)
+        continuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination else { return }
+            session.detach()
+            Task { await self?.stopNotify(characteristic) }
+        }
+        return stream
+    }
+
+    func startSession(_ characteristic: Characteristic) -> NotifySession {
+        let path = ObjectPath(stringLiteral: characteristic.path)
+        let device = ObjectPath(stringLiteral: characteristic.devicePath)
+        let (events, watcher) = watch()
+        let session = NotifySession(watcher: watcher)
+        let pump = Task {
+            for await event in events {
+                guard case .propertiesChanged(let change) = event else { continue }
+                if change.path == path, case .bytes(let bytes)? = change.changed["Value"] {
+                    session.deliver(bytes)
+                } else if change.path == device, change.changed["Connected"] == .boolean(false) {
+                    session.linkDropped()
+                }
+            }
+        }
+        session.pump = pump
+        sessions[characteristic.path] = session
+        return session
+    }
+
+    func endSession(_ path: String) {
+        guard let session = sessions.removeValue(forKey: path) else { return }
+        session.close()
+        unwatch(session.watcher)
+    }
+
+    /// Sends StopNotify for `characteristic` and waits for the reply (so that it goes out before
+    /// a Disconnect that follows), or waits for the one already on its way. "No notify session
+    /// started" is not an error here.
+    func stopNotify(_ characteristic: Characteristic) async {
+        endSession(characteristic.path)
+        if notifying.remove(characteristic.path) != nil {
+            let connection = self.connection
+            let timeout = callTimeout
+            stopping[characteristic.path] = Task {
+                _ = try? await connection.call(
+                    destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
+                    interface: "org.bluez.GattCharacteristic1", member: "StopNotify", timeout: timeout)
+            }
+        }
+        await stopping[characteristic.path]?.value
+    }
+}
+
+/// A StartNotify session's values: passed to the stream of the moment, held while there is none
+/// (between a drop and the next stream), so that nothing bluetoothd sends after re-enabling the
+/// session on reconnect is lost.
+final class NotifySession: Sendable {
+    private struct State {
+        var consumer: AsyncStream<NotificationEvent>.Continuation? = nil
+        var held: [[UInt8]] = []
+        var pump: Task<Void, Never>? = nil
+    }
+
+    let watcher: Int
+    private let state = Mutex(State())
+
+    init(watcher: Int) { self.watcher = watcher }
+
+    var pump: Task<Void, Never>? {
+        get { state.withLock { $0.pump } }
+        set { state.withLock { $0.pump = newValue } }
+    }
+
+    func attach(_ consumer: AsyncStream<NotificationEvent>.Continuation) {
+        state.withLock { state in
+            for bytes in state.held { consumer.yield(.value(bytes)) }
+            state.held = []
+            state.consumer = consumer
+        }
+    }
+
+    /// The consumer stopped listening (a stream finished by a drop never calls this).
+    func detach() {
+        state.withLock { $0.consumer = nil }
+    }
+
+    func deliver(_ bytes: [UInt8]) {
+        state.withLock { state in
+            if let consumer = state.consumer {
+                consumer.yield(.value(bytes))
+            } else {
+                state.held.append(bytes)
+            }
+        }
+    }
+
+    func linkDropped() {
+        state.withLock { state in
+            state.consumer?.finish()
+            state.consumer = nil
+        }
+    }
+
+    func close() {
+        state.withLock { state in
+            state.pump?.cancel()
+            state.consumer?.finish()
+            state.consumer = nil
+            state.held = []
+        }
+    }
+}
