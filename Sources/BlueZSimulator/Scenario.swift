@@ -135,11 +135,14 @@ public struct Scenario: Codable, Sendable, Equatable {
 
     public struct Event: Codable, Sendable, Equatable {
         public var at: Double
-        /// `adapter-power` (with `adapter`, `powered`) or `bluetoothd-restart` (with `downFor`).
+        /// `adapter-power` (with `adapter`, `powered`), `bluetoothd-restart` (with `downFor`) or
+        /// `battery` (with `device`, an address, and `percent`: Battery1's Percentage changes).
         public var type: String
         public var adapter: String? = nil
         public var powered: Bool? = nil
         public var downFor: Double? = nil
+        public var device: String? = nil
+        public var percent: Int? = nil
 
         public init(
             at: Double, type: String, adapter: String? = nil, powered: Bool? = nil, downFor: Double? = nil

@@ -92,8 +92,19 @@ extension Scenario {
                 }
             case "bluetoothd-restart":
                 check((event.downFor ?? 1) >= 0, "\(path).downFor: negative")
+            case "battery":
+                check((0...100).contains(event.percent ?? -1), "\(path).percent: 0 to 100")
+                check(
+                    devices.contains { device in
+                        guard let wanted = event.device.flatMap({ BluetoothAddress($0) }) else {
+                            return false
+                        }
+                        return BluetoothAddress(device.address) == wanted
+                    },
+                    "\(path).device: no device with address '\(event.device ?? "")'")
             default:
-                problems.append("\(path).type: '\(event.type)' is not adapter-power or bluetoothd-restart")
+                problems.append(
+                    "\(path).type: '\(event.type)' is not adapter-power, bluetoothd-restart or battery")
             }
         }
         if !problems.isEmpty { throw ScenarioError(problems: problems) }

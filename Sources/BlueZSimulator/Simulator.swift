@@ -1040,9 +1040,25 @@ public actor Simulator {
             case "bluetoothd-restart":
                 let downFor = event.downFor ?? 1
                 Task { await self.restart(downFor: downFor) }
+            case "battery":
+                if let address = event.device.flatMap({ BluetoothAddress($0) }), let percent = event.percent {
+                    setBattery(address, percent)
+                }
             default:
                 break
             }
+        }
+    }
+
+    /// The strap's battery level changes: Battery1's Percentage while connected (bluetoothd
+    /// follows 0x2A19 notifications), and what the next connection reads.
+    func setBattery(_ address: BluetoothAddress, _ percent: Int) {
+        guard let (path, device) = devices.first(where: { $0.value.address == address }) else { return }
+        devices[path]?.battery = percent
+        log.record("battery", ["path": path.rawValue, "percent": percent])
+        if device.connected && device.servicesResolved {
+            try? connection?.setProperty(
+                "Percentage", to: .byte(UInt8(clamping: percent)), interface: BlueZName.battery, at: path)
         }
     }
 

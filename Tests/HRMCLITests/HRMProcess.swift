@@ -24,11 +24,15 @@ struct HRMProcess {
     }
 
     /// `hrm ARGUMENTS` against hrm-sim playing `scenario` on a private bus.
-    static func runUnderSim(_ scenario: String, _ arguments: [String], log: String? = nil) throws -> Result {
+    /// With `shell`, hrm-sim runs that bash script instead (pipes, two hrm at once).
+    static func runUnderSim(
+        _ scenario: String, _ arguments: [String], log: String? = nil, shell: String? = nil
+    ) throws -> Result {
         let sim = binary.deletingLastPathComponent().appendingPathComponent("hrm-sim").path
         var simArguments = ["--scenario", scenario]
         if let log { simArguments += ["--log", log] }
-        return try run(simArguments + ["--", binary.path] + arguments, executable: URL(fileURLWithPath: sim))
+        let command = shell.map { ["/bin/bash", "-c", $0] } ?? [binary.path] + arguments
+        return try run(simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim))
     }
 
     static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary) throws -> Result {

@@ -102,10 +102,14 @@ struct WatchOptions: Sendable {
 /// One `watch` run: finds the device, connects, streams, reconnects, cleans up.
 actor WatchSession {
     let options: WatchOptions
-    let output = LineWriter()
+    // A closed pipe (`| head`) stops the session like Ctrl-C: release, disconnect, exit 0.
+    let output = LineWriter(exitWhenClosed: false)
     var renderer: any EventRenderer
     var measurements = 0
     var malformed = 0
+    /// The battery level last reported (in `info` or a `battery` event), once `info` is out.
+    var battery: Int? = nil
+    var infoReported = false
     let started = ContinuousClock.now
 
     init(options: WatchOptions) {
@@ -127,6 +131,7 @@ actor WatchSession {
             let trimmed = text.hasSuffix("\n") ? String(text.dropLast()) : text
             if text.hasSuffix("\n") { output.line(trimmed, flush: true) } else { output.raw(text) }
         }
+        if output.closed { withUnsafeCurrentTask { $0?.cancel() } }
     }
 
     func status(_ state: MonitorEvent.State, _ device: String?, _ detail: String? = nil) {
@@ -185,6 +190,11 @@ actor WatchSession {
         }
         let address = target.address.description
         StateStore(environment: environment())?.remember(address)
+        let levels = await client.batteryLevels(target.path)
+        let batteryWatch = Task { [weak self] in
+            for await percent in levels { await self?.batteryChanged(percent, address) }
+        }
+        defer { batteryWatch.cancel() }
 
         var backoff = Backoff()
         var weConnected = false
@@ -218,6 +228,8 @@ actor WatchSession {
                             name: info.name ?? target.displayName,
                             location: info.bodySensorLocation.map(BodySensorLocation.init(rawValue:)),
                             battery: info.battery, manufacturer: info.manufacturer, model: info.model)))
+                battery = info.battery
+                infoReported = true
                 firstConnection = false
             }
             guard
@@ -227,7 +239,14 @@ actor WatchSession {
             else {
                 throw BlueZError(.bluez, "the device has no Heart Rate Measurement characteristic")
             }
-            let notifications = try await client.notifications(measurement)
+            let notifications: AsyncStream<NotificationEvent>
+            do {
+                notifications = try await client.notifications(measurement)
+            } catch {
+                // Ctrl-C or a closed pipe while subscribing: nothing to release but the link.
+                if Task.isCancelled { break }
+                throw error
+            }
             let finished = await stream(notifications, address: address)
             if finished || Task.isCancelled {
                 stopping = measurement
@@ -247,8 +266,21 @@ actor WatchSession {
             if let release { await client.releaseNotifications(release) }
             if disconnect { try? await client.disconnect(path) }
         }.value
-        status(.stopped, address)
+        status(.stopped, address, summary)
         return 0
+    }
+
+    /// For the `stopped` status: how many measurements, and malformed notifications if any.
+    var summary: String {
+        let counted = "\(measurements) measurement\(measurements == 1 ? "" : "s")"
+        guard malformed > 0 else { return counted }
+        return counted + ", \(malformed) malformed notification\(malformed == 1 ? "" : "s") skipped"
+    }
+
+    func batteryChanged(_ percent: Int, _ address: String) {
+        guard infoReported, percent != battery else { return }
+        battery = percent
+        emit(MonitorEvent(device: address, kind: .battery(percent: percent)))
     }
 
     /// Prints every notification; true when a limit was reached (or the run was cancelled),

@@ -54,10 +54,16 @@ final class LineWriter {
     private var buffer: [UInt8] = []
     private let limit: Int
     private let fd: Int32
+    private let exitWhenClosed: Bool
+    /// The reader went away (EPIPE); later output is dropped. Only without `exitWhenClosed`.
+    private(set) var closed = false
 
-    init(fd: Int32 = STDOUT_FILENO, limit: Int = 64 * 1024) {
+    /// `exitWhenClosed: false` lets a command that holds resources (watch: a connection, a
+    /// notify session) notice `closed` and release them before it exits.
+    init(fd: Int32 = STDOUT_FILENO, limit: Int = 64 * 1024, exitWhenClosed: Bool = true) {
         self.fd = fd
         self.limit = limit
+        self.exitWhenClosed = exitWhenClosed
         buffer.reserveCapacity(limit)
     }
 
@@ -80,8 +86,14 @@ final class LineWriter {
 
     func flush() {
         guard !buffer.isEmpty else { return }
+        guard !closed else { return buffer.removeAll(keepingCapacity: true) }
         let ok = buffer.withUnsafeBufferPointer { StandardOutput.writeAll(fd, $0) }
         buffer.removeAll(keepingCapacity: true)
-        if !ok { StandardOutput.exitAfterWriteFailure() }
+        guard !ok else { return }
+        if errno == EPIPE && !exitWhenClosed {
+            closed = true
+        } else {
+            StandardOutput.exitAfterWriteFailure()
+        }
     }
 }

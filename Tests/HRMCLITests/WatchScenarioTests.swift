@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+/// `hrm watch`, the built binary, against hrm-sim's scenarios: choosing a strap, Bluetooth being
+/// unavailable, routine connect failures, drops in both GATT cache modes, energy reset while
+/// watching, a closed pipe.
+@Suite struct WatchScenarioTests {
+    static func events(_ output: String) -> [[String: Any]] { WatchBinaryTests.lines(output) }
+
+    static func measurements(_ output: String) -> [[String: Any]] {
+        events(output).filter { $0["type"] as? String == "measurement" }
+    }
+
+    static func log(_ path: String) throws -> [[String: Any]] {
+        WatchBinaryTests.lines(try String(contentsOfFile: path, encoding: .utf8))
+    }
+
+    @Test(arguments: [
+        ("C0:FF:EE:00:00:02", "C0:FF:EE:00:00:02", "TICKR 1A2B"),
+        ("hrm-pro", "C0:FF:EE:00:00:01", "HRM-Pro:123456"),
+        ("tickr", "C0:FF:EE:00:00:02", "TICKR 1A2B"),
+    ])
+    func choosesAStrapByAddressOrName(wanted: String, address: String, name: String) throws {
+        let result = try HRMProcess.runUnderSim("two-straps", ["watch", "--json", "--count", "2", wanted])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = Self.events(result.stdout)
+        let info = events.first { $0["type"] as? String == "info" }
+        #expect(info?["name"] as? String == name)
+        #expect(Self.measurements(result.stdout).count == 2)
+        for event in events.dropFirst() { #expect(event["device"] as? String == address) }
+    }
+
+    @Test func withoutADeviceTheStrongestMonitorIsChosen() throws {
+        let result = try HRMProcess.runUnderSim("two-straps", ["watch", "--json", "--count", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = Self.events(result.stdout).first { $0["type"] as? String == "info" }
+        #expect(info?["device"] as? String == "C0:FF:EE:00:00:01", "the Garmin has the strongest signal")
+    }
+
+    @Test(arguments: [
+        ("adapter-off", Int32(69), "adapter_powered_off", "--power-on"),
+        ("no-adapter", 69, "no_adapter", "no Bluetooth adapter"),
+        ("no-bluetoothd", 69, "bluetoothd_not_running", "bluetoothd is not running"),
+        ("access-denied", 77, "access_denied", "'bluetooth' group"),
+    ])
+    func unavailableBluetooth(scenario: String, status: Int32, code: String, message: String) throws {
+        let text = try HRMProcess.runUnderSim(scenario, ["watch", "--scan-timeout", "1", "Polar"])
+        #expect(text.status == status)
+        #expect(text.stderr.contains(message), "\(text.stderr)")
+        #expect(text.stdout.isEmpty)
+
+        let json = try HRMProcess.runUnderSim(scenario, ["watch", "--json", "--scan-timeout", "1", "Polar"])
+        #expect(json.status == status)
+        let error = Self.events(json.stdout).last
+        #expect(error?["type"] as? String == "error")
+        #expect(error?["code"] as? String == code)
+    }
+
+    @Test func powerOnWhenAsked() throws {
+        let result = try HRMProcess.runUnderSim(
+            "adapter-off", ["watch", "--json", "--power-on", "--count", "1", "Polar"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.measurements(result.stdout).count == 1)
+    }
+
+    @Test func aConnectThatAbortsOnceIsRetried() throws {
+        let log = WatchBinaryTests.temporary("abort.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try HRMProcess.runUnderSim(
+            "connect-abort", ["watch", "--json", "--count", "2", "Shy"], log: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.measurements(result.stdout).count == 2)
+        let entries = try Self.log(log)
+        #expect(
+            entries.filter { $0["event"] as? String == "call" && $0["member"] as? String == "Connect" }.count
+                == 2)
+        #expect(
+            entries.contains {
+                $0["event"] as? String == "error"
+                    && ($0["message"] as? String)?.contains("le-connection-abort") == true
+            })
+    }
+
+    /// The drop at 5 s lasts 2 s; watching 9.5 s spans it. Every notification sent is printed once,
+    /// and the stream is back within 1 s of the strap being reachable again.
+    @Test(arguments: ["drops", "drops-nocache"])
+    func dropAndReconnectLoseNothing(scenario: String) throws {
+        let log = WatchBinaryTests.temporary("\(scenario).jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try HRMProcess.runUnderSim(
+            scenario, ["watch", "--json", "--duration", "9.5", "Flaky"], log: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        let states = Self.events(result.stdout).compactMap { $0["state"] as? String }
+        #expect(
+            states == [
+                "scanning", "connecting", "connected", "disconnected", "reconnecting", "connected", "stopped",
+            ])
+
+        let sent = try Self.log(log).filter { $0["event"] as? String == "notify" }
+        let printed = Self.measurements(result.stdout)
+        // The last notification may have been sent as the duration ended.
+        #expect(
+            printed.count == sent.count || printed.count == sent.count - 1,
+            "\(printed.count) of \(sent.count)")
+        let times = printed.compactMap { $0["time"] as? String }
+        #expect(Set(times).count == times.count, "no measurement printed twice")
+        let resumed = sent.compactMap { $0["t"] as? Double }.first { $0 > 7.0 }
+        #expect((resumed ?? 99) < 8.0, "resumed at \(resumed ?? -1) s; reachable again at 7 s")
+    }
+
+    @Test func energyResetWhileWatching() throws {
+        let hrm = HRMProcess.binary.path
+        let script = """
+            \(hrm) watch --json --duration 4 Energy > "$OUT" &
+            sleep 2.5
+            \(hrm) reset-energy Energy || exit 9
+            wait
+            """
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("energy-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("watch.out").path
+        let result = try HRMProcess.runUnderSim("uint16-energy", [], shell: "OUT=\(out); " + script)
+        #expect(result.status == 0, "\(result.stderr)")
+        let printed = Self.measurements(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(printed.allSatisfy { $0["format"] as? String == "uint16" })
+        let energy = printed.compactMap { $0["energy_kj"] as? Int }
+        #expect(energy.first.map { $0 >= 65500 } == true)
+        #expect(energy.last.map { $0 < 100 } == true, "reset to 0 and counting again: \(energy)")
+    }
+
+    @Test func aClosedPipeStopsCleanly() throws {
+        let log = WatchBinaryTests.temporary("head.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let hrm = HRMProcess.binary.path
+        let result = try HRMProcess.runUnderSim(
+            "basic", [], log: log,
+            shell: "set -o pipefail; \(hrm) watch --json Polar | head -5")
+        #expect(result.status == 0, "hrm exits 0 when the reader goes: \(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 5)
+        #expect(result.stderr.isEmpty)
+        #expect(try WatchBinaryTests.cleanup(log) == ["AcquireNotify", "acquire-released", "Disconnect"])
+    }
+}
