@@ -52,16 +52,75 @@ public actor BlueZClient {
         return client
     }
 
+    /// What the mirror follows, in bus order: bluetoothd's object signals and its name changing
+    /// hands (a restart: the old owner gone, then a new one).
+    enum BusEvent: Sendable {
+        case object(ObjectEvent)
+        case owner(String?)
+    }
+
     func load() async throws(BlueZError) {
+        let rules = [
+            MatchRule(
+                sender: Self.service, path: .root, interface: .objectManager, member: "InterfacesAdded"),
+            MatchRule(
+                sender: Self.service, path: .root, interface: .objectManager, member: "InterfacesRemoved"),
+            MatchRule(
+                sender: Self.service, pathNamespace: "/org/bluez", interface: .properties,
+                member: "PropertiesChanged"),
+            MatchRule(
+                sender: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "NameOwnerChanged",
+                arg0: Self.service.rawValue),
+        ]
         do throws(DBusError) {
-            let events = try await connection.objectEvents(sender: Self.service, pathNamespace: "/org/bluez")
+            let events = try await connection.subscribe(rules) { message -> BusEvent? in
+                if message.interface == .bus {
+                    guard case .string(let owner)? = message.body.last else { return nil }
+                    return .owner(owner.isEmpty ? nil : owner)
+                }
+                return (try? ObjectEvent(message)).map(BusEvent.object)
+            }
             let objects = try await connection.managedObjects(destination: Self.service, timeout: callTimeout)
             mirror = ObjectMirror(objects)
             follower = Task { [weak self] in
-                for await event in events { await self?.apply(event) }
+                for await event in events {
+                    switch event {
+                    case .object(let change): await self?.apply(change)
+                    case .owner(let owner): await self?.ownerChanged(owner)
+                    }
+                }
             }
         } catch {
             throw BlueZError(error)
+        }
+    }
+
+    /// bluetoothd went away (every object with it, without a signal: connected devices are
+    /// announced disconnected, then everything removed) or came back (its objects loaded again).
+    func ownerChanged(_ owner: String?) async {
+        guard owner != nil else {
+            for path in mirror.paths(with: Self.deviceInterface) {
+                if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
+                    apply(
+                        .propertiesChanged(
+                            PropertiesChanged(
+                                path: path, interface: Self.deviceInterface,
+                                changed: ["ServicesResolved": .boolean(false), "Connected": .boolean(false)],
+                                invalidated: [])))
+                }
+            }
+            for (path, interfaces) in mirror.objects.sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
+                apply(.interfacesRemoved(path: path, interfaces: Array(interfaces.keys)))
+            }
+            return
+        }
+        guard
+            let objects = try? await connection.managedObjects(
+                destination: Self.service, timeout: callTimeout)
+        else { return }
+        for (path, interfaces) in objects.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let missing = interfaces.filter { mirror.properties(path, $0.key) == nil }
+            if !missing.isEmpty { apply(.interfacesAdded(path: path, interfaces: missing)) }
         }
     }
 
@@ -146,5 +205,20 @@ public actor BlueZClient {
             try? await Task.sleep(for: .milliseconds(20))
         }
         throw BlueZError(.timeout, "\(adapter.name) did not power on within \(timeout)")
+    }
+}
+
+extension BlueZClient {
+    /// Sleeps for `delay`, or less if Bluetooth became usable meanwhile: bluetoothd came back or
+    /// an adapter was powered on. A reconnect loop's backoff then does not delay the return.
+    public func pause(_ delay: Duration) async {
+        let poweredBefore = Set(adapters().filter(\.powered).map(\.path))
+        _ = try? await wait("Bluetooth to come back", timeout: delay) { mirror -> WaitOutcome<Bool> in
+            let powered = Set(
+                mirror.paths(with: Self.adapterInterface).filter {
+                    mirror.properties($0, Self.adapterInterface)?["Powered"] == .boolean(true)
+                }.map(\.rawValue))
+            return powered.isSubset(of: poweredBefore) ? .pending : .done(true)
+        }
     }
 }

@@ -108,6 +108,28 @@ import Testing
         #expect((resumed ?? 99) < 8.0, "resumed at \(resumed ?? -1) s; reachable again at 7 s")
     }
 
+    /// The adapter goes off at 6 s and on at 9 s; bluetoothd restarts at 15 s for 2 s. Once
+    /// watching, both are pauses: hrm keeps trying and streams again after each.
+    @Test func adapterPowerCycleAndBluetoothdRestartArePauses() throws {
+        let log = WatchBinaryTests.temporary("power-cycle.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try HRMProcess.runUnderSim(
+            "power-cycle", ["watch", "--json", "--duration", "21"], log: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        let states = Self.events(result.stdout).compactMap { $0["state"] as? String }
+        #expect(states.filter { $0 == "connected" }.count == 3, "\(states)")
+        #expect(states.last == "stopped")
+        let details = Self.events(result.stdout).compactMap { $0["detail"] as? String }
+        #expect(details.contains { $0.contains("powered off") })
+        #expect(details.contains { $0.contains("bluetoothd is not running") })
+        let sent = try Self.log(log).filter { $0["event"] as? String == "notify" }.compactMap {
+            $0["t"] as? Double
+        }
+        let resumed = sent.first { $0 > 17.0 }
+        #expect(
+            (resumed ?? 99) < 18.5, "streaming again within 1.5 s of bluetoothd's return: \(resumed ?? -1)")
+    }
+
     @Test func energyResetWhileWatching() throws {
         let hrm = HRMProcess.binary.path
         let script = """

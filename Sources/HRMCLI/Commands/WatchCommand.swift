@@ -203,18 +203,24 @@ actor WatchSession {
         while !Task.isCancelled {
             status(firstConnection ? .connecting : .reconnecting, address)
             do {
+                if !firstConnection { try await rediscover(client, adapter, target) }
                 weConnected =
                     try await client.connect(target.path, require: [BluetoothUUID(0x2A37)]) || weConnected
             } catch {
                 if Task.isCancelled { break }
-                if options.noReconnect || error.code == .accessDenied || error.code == .adapterPoweredOff
-                    || error.code == .bluetoothdNotRunning
+                // Once watching, an adapter switched off or a bluetoothd restarting is a pause like
+                // a drop: keep trying. Before that, it is an answer the user needs now.
+                let unavailable: Set<BlueZError.Code> = [
+                    .adapterPoweredOff, .bluetoothdNotRunning, .noAdapter,
+                ]
+                if options.noReconnect || error.code == .accessDenied
+                    || (firstConnection && unavailable.contains(error.code))
                 {
                     throw error
                 }
                 let delay = backoff.delay()
                 status(.disconnected, address, "\(error.message); retrying in \(delay)")
-                try? await Task.sleep(for: delay)
+                await client.pause(delay)
                 continue
             }
             backoff.reset()
@@ -306,6 +312,20 @@ actor WatchSession {
             if reachedLimit { return true }
         }
         return Task.isCancelled || reachedLimit
+    }
+
+    /// After bluetoothd restarted (or forgot the strap), the device object exists again only once
+    /// a scan sees it advertise: look for it, as long as --scan-timeout allows.
+    func rediscover(_ client: BlueZClient, _ adapter: Adapter, _ target: DiscoveredDevice)
+        async throws(BlueZError)
+    {
+        guard await client.device(target.address, on: adapter) == nil else { return }
+        let stream = try await client.discover(adapter: adapter)
+        for await device in stream.until(ContinuousClock.now + .seconds(options.scanTimeout))
+        where device.address == target.address {
+            return
+        }
+        throw BlueZError(.deviceNotFound, "\(target.address) is not advertising")
     }
 
     /// By address, by part of the name, the last device watched, or the strongest monitor around.
