@@ -196,13 +196,21 @@ extension BlueZClient {
         }
     }
 
+    /// ReadValue. bluetoothd also announces the value read as a PropertiesChanged on Value; a
+    /// StartNotify stream on the characteristic is told, so that it does not pass it on as a
+    /// notification.
     public func read(_ characteristic: Characteristic) async throws(BlueZError) -> [UInt8] {
+        let session = sessions[characteristic.path]
+        session?.beginRead()
+        var value: [UInt8]? = nil
+        defer { session?.endRead(value) }
         do throws(DBusError) {
             let reply = try await connection.call(
                 destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
                 interface: "org.bluez.GattCharacteristic1", member: "ReadValue", body: [.propertyMap([:])],
                 timeout: callTimeout)
-            return try reply.decode([UInt8].self)
+            value = try reply.decode([UInt8].self)
+            return value ?? []
         } catch {
             throw BlueZError(error)
         }

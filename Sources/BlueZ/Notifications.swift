@@ -198,6 +198,13 @@ final class NotifySession: Sendable {
         var consumer: AsyncStream<NotificationEvent>.Continuation? = nil
         var held: [[UInt8]] = []
         var pump: Task<Void, Never>? = nil
+        /// ReadValue calls on their way, and the values that arrived meanwhile (one of them may
+        /// be a read's echo).
+        var reads = 0
+        var duringReads: [[UInt8]] = []
+        /// Values read whose echo has not come through the pump yet, with when they were read:
+        /// the echo is dropped when it comes (within a second; after that it was not sent).
+        var echoes: [(value: [UInt8], at: ContinuousClock.Instant)] = []
     }
 
     let watcher: Int
@@ -225,11 +232,41 @@ final class NotifySession: Sendable {
 
     func deliver(_ bytes: [UInt8]) {
         state.withLock { state in
-            if let consumer = state.consumer {
-                consumer.yield(.value(bytes))
+            let now = ContinuousClock.now
+            state.echoes.removeAll { now - $0.at > .seconds(1) }
+            if let echo = state.echoes.firstIndex(where: { $0.value == bytes }) {
+                state.echoes.remove(at: echo)
+            } else if state.reads > 0 {
+                state.duringReads.append(bytes)
             } else {
-                state.held.append(bytes)
+                Self.pass(bytes, &state)
             }
+        }
+    }
+
+    private static func pass(_ bytes: [UInt8], _ state: inout State) {
+        if let consumer = state.consumer { consumer.yield(.value(bytes)) } else { state.held.append(bytes) }
+    }
+
+    func beginRead() {
+        state.withLock { $0.reads += 1 }
+    }
+
+    /// A read finished with `value` (nil when it failed): its echo, already here or still to
+    /// come, is not a notification. The values held meanwhile go on, in order.
+    func endRead(_ value: [UInt8]?) {
+        state.withLock { state in
+            state.reads -= 1
+            if let value {
+                if let echo = state.duringReads.firstIndex(of: value) {
+                    state.duringReads.remove(at: echo)
+                } else {
+                    state.echoes.append((value, ContinuousClock.now))
+                }
+            }
+            guard state.reads == 0 else { return }
+            for bytes in state.duringReads { Self.pass(bytes, &state) }
+            state.duringReads = []
         }
     }
 

@@ -145,13 +145,16 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var percent: Int? = nil
 
         public init(
-            at: Double, type: String, adapter: String? = nil, powered: Bool? = nil, downFor: Double? = nil
+            at: Double, type: String, adapter: String? = nil, powered: Bool? = nil, downFor: Double? = nil,
+            device: String? = nil, percent: Int? = nil
         ) {
             self.at = at
             self.type = type
             self.adapter = adapter
             self.powered = powered
             self.downFor = downFor
+            self.device = device
+            self.percent = percent
         }
     }
 

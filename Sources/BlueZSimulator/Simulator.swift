@@ -1059,6 +1059,14 @@ public actor Simulator {
         if device.connected && device.servicesResolved {
             try? connection?.setProperty(
                 "Percentage", to: .byte(UInt8(clamping: percent)), interface: BlueZName.battery, at: path)
+            // The strap notifies 0x2A19 too, for clients subscribed to it.
+            if let level = device.layout.characteristics.first(where: { $0.role == .batteryLevel }),
+                !(device.notifySessions[level.path] ?? []).isEmpty
+            {
+                try? connection?.setProperty(
+                    "Value", to: .bytes([UInt8(clamping: percent)]), interface: BlueZName.gattCharacteristic,
+                    at: ObjectPath(stringLiteral: level.path))
+            }
         }
     }
 
