@@ -37,8 +37,15 @@ public actor Simulator {
         let path: ObjectPath
         var powered: Bool
         /// Clients (unique names) with a discovery session, and their filters.
-        var discoveryClients: [String: [String: Value]] = [:]
-        var discovering: Bool { !discoveryClients.isEmpty }
+        var discoveryClients: [String: DiscoveryClient] = [:]
+        var discovering: Bool { discoveryClients.values.contains(where: \.started) }
+    }
+
+    /// A client of Adapter1's discovery: its filter (SetDiscoveryFilter) and whether it has
+    /// called StartDiscovery. bluetoothd merges the filters of the clients discovering.
+    struct DiscoveryClient {
+        var filter: [String: Value] = [:]
+        var started = false
     }
 
     struct DeviceState {
@@ -267,13 +274,9 @@ public actor Simulator {
         }
         guard adapter.powered else { throw BlueZError.notReady }
         let client = call.sender?.rawValue ?? ""
-        if adapter.discoveryClients[client] != nil && adapter.discoveryClients[client]?["__started"] != nil {
-            throw BlueZError.alreadyInProgress
-        }
-        let wasDiscovering = adapter.discoveryClients.values.contains { $0["__started"] != nil }
-        var filter = adapter.discoveryClients[client] ?? [:]
-        filter["__started"] = .boolean(true)
-        adapter.discoveryClients[client] = filter
+        if adapter.discoveryClients[client]?.started == true { throw BlueZError.alreadyInProgress }
+        let wasDiscovering = adapter.discovering
+        adapter.discoveryClients[client, default: DiscoveryClient()].started = true
         adapters[name] = adapter
         if !wasDiscovering {
             // Discovering and the device-found signals follow the reply.
@@ -293,7 +296,7 @@ public actor Simulator {
     func stopDiscovery(_ call: MethodCall) throws -> [Value] {
         guard let name = adapterName(call.path), adapters[name] != nil else { throw BlueZError.doesNotExist }
         let client = call.sender?.rawValue ?? ""
-        guard adapters[name]?.discoveryClients[client]?["__started"] != nil else {
+        guard adapters[name]?.discoveryClients[client]?.started == true else {
             throw BlueZError.failed("No discovery started")
         }
         adapters[name]?.discoveryClients[client] = nil
@@ -302,9 +305,7 @@ public actor Simulator {
     }
 
     func endDiscoveryIfIdle(_ name: String) {
-        guard let adapter = adapters[name],
-            !adapter.discoveryClients.values.contains(where: { $0["__started"] != nil })
-        else { return }
+        guard let adapter = adapters[name], !adapter.discovering else { return }
         // RSSI and TxPower are dropped when discovery stops.
         for (path, device) in devices where device.adapter == name && device.exported {
             if device.spec.rssi != nil || device.spec.txPower != nil {
@@ -329,11 +330,10 @@ public actor Simulator {
             else { throw BlueZError.invalidArguments }
         }
         let client = call.sender?.rawValue ?? ""
-        var filter = options
-        if adapters[name]?.discoveryClients[client]?["__started"] != nil {
-            filter["__started"] = .boolean(true)
-        }
-        adapters[name]?.discoveryClients[client] = filter.isEmpty ? nil : filter
+        var entry = adapters[name]?.discoveryClients[client] ?? DiscoveryClient()
+        entry.filter = options
+        // An empty filter resets it; a client with neither filter nor discovery is forgotten.
+        adapters[name]?.discoveryClients[client] = entry.filter.isEmpty && !entry.started ? nil : entry
         return []
     }
 
@@ -964,7 +964,7 @@ public actor Simulator {
                 continue
             }
             // Discovery: appear, report RSSI.
-            let started = adapter.discoveryClients.values.contains { $0["__started"] != nil }
+            let started = adapter.discovering
             if started && !device.connected && reachable(device, at: t) && passesFilters(device, adapter) {
                 if !device.exported {
                     try? exportDevice(path, rssi: true)
@@ -972,7 +972,9 @@ public actor Simulator {
                 } else if t >= device.nextReport {
                     devices[path]?.lastSeen = t
                     devices[path]?.nextReport = t + 1
-                    let filtered = adapter.discoveryClients.values.contains { $0.count > 1 }
+                    let filtered = adapter.discoveryClients.values.contains {
+                        $0.started && !$0.filter.isEmpty
+                    }
                     if filtered, let rssi = device.spec.rssi {
                         try? connection?.setProperty(
                             "RSSI", to: .int16(Int16(clamping: rssi)), interface: BlueZName.device, at: path)
@@ -1016,8 +1018,8 @@ public actor Simulator {
     func passesFilters(_ device: DeviceState, _ adapter: AdapterState) -> Bool {
         // bluetoothd merges every client's filter: a device passes if any client's would pass it.
         let advertised = Set(device.spec.uuids.compactMap { BluetoothUUID($0) })
-        for filter in adapter.discoveryClients.values where filter["__started"] != nil {
-            guard case .array(.string, let items)? = filter["UUIDs"]?.unwrapped, !items.isEmpty else {
+        for client in adapter.discoveryClients.values where client.started {
+            guard case .array(.string, let items)? = client.filter["UUIDs"]?.unwrapped, !items.isEmpty else {
                 return true
             }
             let wanted = Set(
