@@ -7,15 +7,16 @@ import Testing
 /// The BlueZ client against hrm-sim on a private bus.
 @Suite(.timeLimit(.minutes(1))) struct BlueZClientTests {
     /// Serves `scenario` and connects a client (or returns the error connecting gave).
+    /// `log`: where the simulator writes its JSON-lines log, complete when this returns.
     static func withClient(
-        _ scenario: String, adjust: (inout Scenario) -> Void = { _ in },
+        _ scenario: String, adjust: (inout Scenario) -> Void = { _ in }, log: String? = nil,
         _ body: (BlueZClient) async throws -> Void
     ) async throws {
         var loaded = try ScenarioCatalog.load(scenario)
         adjust(&loaded)
         let bus = try PrivateBus(policy: PrivateBus.Policy(rawValue: loaded.busPolicy) ?? .open)
         defer { bus.stop() }
-        let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: nil))
+        let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: log))
         try await simulator.start()
         let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
         try await body(client)

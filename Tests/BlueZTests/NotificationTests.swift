@@ -34,41 +34,35 @@ import Testing
     func everyFrameOnceAcrossADrop(method: Method, cache: Scenario.GattCache) async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        var scenario = try ScenarioCatalog.load("drops")
-        scenario.gattCache = cache
-        scenario.devices[0].known = true
-        scenario.devices[0].heartRate.interval = 0.1
-        scenario.devices[0].drops = [Scenario.Drop(at: 1.5, for: 0.5)]
-        let bus = try PrivateBus(policy: .open)
-        defer { bus.stop() }
-        let simulator = Simulator(
-            scenario: scenario, busAddress: bus.address, log: try SimulatorLog(path: log))
-        try await simulator.start()
-        let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
-
-        let adapter = try await client.selectAdapter()
-        let address = try #require(BluetoothAddress(Self.strap))
-        let device = try #require(await client.device(address, on: adapter))
         var received: [String] = []
         var streams = 0
-        let deadline = ContinuousClock.now + .seconds(4)
-        while ContinuousClock.now < deadline {
-            do {
-                _ = try await client.connect(device.path, require: [Self.hr], timeout: .seconds(5))
-            } catch {
-                try await Task.sleep(for: .milliseconds(200))
-                continue
-            }
-            let measurement = try #require(
-                await client.characteristics(of: device.path).first { $0.uuid == Self.hr })
-            streams += 1
-            for await event in try await client.notifications(measurement, using: method.notifyMethod) {
-                if case .value(let bytes) = event { received.append(Self.hex(bytes)) }
-                if ContinuousClock.now >= deadline { break }
+        let adjust: (inout Scenario) -> Void = { scenario in
+            scenario.gattCache = cache
+            scenario.devices[0].known = true
+            scenario.devices[0].heartRate.interval = 0.1
+            scenario.devices[0].drops = [Scenario.Drop(at: 1.5, for: 0.5)]
+        }
+        try await BlueZClientTests.withClient("drops", adjust: adjust, log: log) { client in
+            let adapter = try await client.selectAdapter()
+            let address = try #require(BluetoothAddress(Self.strap))
+            let device = try #require(await client.device(address, on: adapter))
+            let deadline = ContinuousClock.now + .seconds(4)
+            while ContinuousClock.now < deadline {
+                do {
+                    _ = try await client.connect(device.path, require: [Self.hr], timeout: .seconds(5))
+                } catch {
+                    try await Task.sleep(for: .milliseconds(200))
+                    continue
+                }
+                let measurement = try #require(
+                    await client.characteristics(of: device.path).first { $0.uuid == Self.hr })
+                streams += 1
+                for await event in try await client.notifications(measurement, using: method.notifyMethod) {
+                    if case .value(let bytes) = event { received.append(Self.hex(bytes)) }
+                    if ContinuousClock.now >= deadline { break }
+                }
             }
         }
-        await client.close()
-        await simulator.stop()
 
         #expect(streams >= 2, "the stream ended at the drop and a new one began after reconnecting")
         let sent = try Self.sent(log, via: method.via)
@@ -83,32 +77,27 @@ import Testing
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("acquire-\(UUID()).jsonl")
             .path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        var scenario = try ScenarioCatalog.load("basic")
-        scenario.devices[0].known = true
-        scenario.devices[0].heartRate.interval = 0.1
-        let bus = try PrivateBus(policy: .open)
-        defer { bus.stop() }
-        let simulator = Simulator(
-            scenario: scenario, busAddress: bus.address, log: try SimulatorLog(path: log))
-        try await simulator.start()
-        let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
-        let adapter = try await client.selectAdapter()
-        let address = try #require(BluetoothAddress("D2:4B:7E:10:20:30"))
-        let device = try #require(await client.device(address, on: adapter))
-        _ = try await client.connect(device.path, require: [Self.hr])
-        let measurement = try #require(
-            await client.characteristics(of: device.path).first { $0.uuid == Self.hr })
-
         var count = 0
-        let stream = try await client.notifications(measurement)
-        for await _ in stream {
-            count += 1
-            if count == 2 { break }
+        let adjust: (inout Scenario) -> Void = { scenario in
+            scenario.devices[0].known = true
+            scenario.devices[0].heartRate.interval = 0.1
         }
-        await client.releaseNotifications(measurement)
-        try await client.disconnect(device.path)
-        await client.close()
-        await simulator.stop()
+        try await BlueZClientTests.withClient("basic", adjust: adjust, log: log) { client in
+            let adapter = try await client.selectAdapter()
+            let address = try #require(BluetoothAddress("D2:4B:7E:10:20:30"))
+            let device = try #require(await client.device(address, on: adapter))
+            _ = try await client.connect(device.path, require: [Self.hr])
+            let measurement = try #require(
+                await client.characteristics(of: device.path).first { $0.uuid == Self.hr })
+
+            let stream = try await client.notifications(measurement)
+            for await _ in stream {
+                count += 1
+                if count == 2 { break }
+            }
+            await client.releaseNotifications(measurement)
+            try await client.disconnect(device.path)
+        }
 
         let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
             line -> String? in
