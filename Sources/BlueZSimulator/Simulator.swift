@@ -141,7 +141,7 @@ public actor Simulator {
     func serve() async throws {
         let connection = try await Connection(address: busAddress)
         self.connection = connection
-        connection.addObjectManager(at: .root)
+        connection.addObjectManager(at: .root, listingStandardInterfaces: true)
         try connection.export(
             Interface(
                 BlueZName.agentManager,

@@ -169,16 +169,23 @@ struct ExportedObject {
     }
 
     /// `a{sa{sv}}` of all interfaces.
-    func interfaceMap(only names: [InterfaceName]? = nil) -> Value {
-        .dictionary(
-            key: .string, value: .dictionary(key: .string, value: .variant),
-            (names ?? order).map { DictEntry(.string($0.rawValue), propertyMap($0)) })
+    /// `standard`: list Introspectable first and Properties last, with empty property maps.
+    func interfaceMap(only names: [InterfaceName]? = nil, standard: Bool = false) -> Value {
+        let empty = Value.dictionary(key: .string, value: .variant, [])
+        var entries = (names ?? order).map { DictEntry(.string($0.rawValue), propertyMap($0)) }
+        if standard {
+            entries.insert(DictEntry(.string(InterfaceName.introspectable.rawValue), empty), at: 0)
+            entries.append(DictEntry(.string(InterfaceName.properties.rawValue), empty))
+        }
+        return .dictionary(key: .string, value: .dictionary(key: .string, value: .variant), entries)
     }
 }
 
 struct ObjectTree: Sendable {
     var objects: [ObjectPath: ExportedObject] = [:]
     var managers: Set<ObjectPath> = []
+    /// Managers that list the standard interfaces with each object (see `addObjectManager`).
+    var listingStandard: Set<ObjectPath> = []
 
     /// The closest object manager strictly above `path`.
     func manager(for path: ObjectPath) -> ObjectPath? {
@@ -225,6 +232,7 @@ extension Connection {
         let core = self.core
         try core.objects.withLock { (tree) throws(DBusError) in
             guard core.isOpen.load(ordering: .acquiring) else { throw DBusError.closed }
+            let isNew = tree.objects[path] == nil
             var object = tree.objects[path] ?? ExportedObject()
             for exported in interfaces {
                 if object.interfaces[exported.interface.name] == nil {
@@ -236,7 +244,12 @@ extension Connection {
             if let manager = tree.manager(for: path), !interfaces.isEmpty {
                 let signal = try Connection.makeSignal(
                     path: manager, interface: .objectManager, member: "InterfacesAdded",
-                    body: [.objectPath(path), object.interfaceMap(only: interfaces.map(\.interface.name))],
+                    body: [
+                        .objectPath(path),
+                        object.interfaceMap(
+                            only: interfaces.map(\.interface.name),
+                            standard: isNew && tree.listingStandard.contains(manager)),
+                    ],
                     destination: nil)
                 try? core.send(signal)
             }
@@ -273,12 +286,22 @@ extension Connection {
 
     /// Makes `path` an object manager: it answers GetManagedObjects for everything below it and
     /// emits InterfacesAdded/InterfacesRemoved as objects below it are exported and unexported.
-    public func addObjectManager(at path: ObjectPath) {
-        core.objects.withLock { _ = $0.managers.insert(path) }
+    /// `listingStandardInterfaces`: each object also shows `org.freedesktop.DBus.Introspectable`
+    /// and `org.freedesktop.DBus.Properties` with empty maps, in GetManagedObjects and in the
+    /// InterfacesAdded that brings a new object, as services built on GLib's or BlueZ's D-Bus
+    /// helpers do (bluetoothd among them).
+    public func addObjectManager(at path: ObjectPath, listingStandardInterfaces: Bool = false) {
+        core.objects.withLock {
+            $0.managers.insert(path)
+            if listingStandardInterfaces { $0.listingStandard.insert(path) }
+        }
     }
 
     public func removeObjectManager(at path: ObjectPath) {
-        core.objects.withLock { _ = $0.managers.remove(path) }
+        core.objects.withLock {
+            $0.managers.remove(path)
+            $0.listingStandard.remove(path)
+        }
     }
 
     /// Changes property values of an exported interface and emits one PropertiesChanged for them
@@ -460,7 +483,11 @@ extension Core {
             let result = objects.withLock { tree -> Value? in
                 guard tree.managers.contains(path) else { return nil }
                 let entries = tree.objects.filter { $0.key.isDescendant(of: path) }.sorted { $0.key < $1.key }
-                    .map { DictEntry(.objectPath($0.key), $0.value.interfaceMap()) }
+                    .map {
+                        DictEntry(
+                            .objectPath($0.key),
+                            $0.value.interfaceMap(standard: tree.listingStandard.contains(path)))
+                    }
                 return .dictionary(
                     key: .objectPath,
                     value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)),

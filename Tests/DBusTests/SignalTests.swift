@@ -155,6 +155,46 @@ private let deviceInterface = Interface(
 private let deviceConnection = Mutex<Connection?>(nil)
 
 @Suite(.serialized) struct ServingTests {
+    /// Like bluetoothd: each object also lists Introspectable and Properties (empty maps) in
+    /// GetManagedObjects and in the InterfacesAdded that brings it; an interface added to an
+    /// existing object comes alone.
+    @Test func objectManagerListingStandardInterfaces() async throws {
+        try await withBus { bus in
+            let server = try await bus.connect()
+            let client = try await bus.connect()
+            let plain = Interface("org.example.Plain1", properties: [Property("Level", type: .byte)])
+            let extra = Interface("org.example.Extra1")
+            try server.export(plain, at: "/org/example/a", properties: ["Level": .byte(1)])
+            server.addObjectManager(at: "/", listingStandardInterfaces: true)
+            let events = try await client.objectEvents(
+                sender: server.uniqueName, pathNamespace: "/org/example")
+            let objects = try await client.managedObjects(destination: server.uniqueName)
+            #expect(
+                Set(objects["/org/example/a"]?.keys.map { $0 } ?? [])
+                    == [
+                        "org.freedesktop.DBus.Introspectable", "org.example.Plain1",
+                        "org.freedesktop.DBus.Properties",
+                    ])
+            #expect(objects["/org/example/a"]?["org.freedesktop.DBus.Properties"]?.isEmpty == true)
+
+            try server.export(plain, at: "/org/example/b", properties: ["Level": .byte(2)])
+            try server.export(extra, at: "/org/example/b")
+            var added: [[String]] = []
+            var iterator = events.makeAsyncIterator()
+            while added.count < 2, let event = await iterator.next() {
+                if case .interfacesAdded(_, let interfaces) = event { added.append(interfaces.keys.sorted()) }
+            }
+            #expect(
+                added == [
+                    [
+                        "org.example.Plain1", "org.freedesktop.DBus.Introspectable",
+                        "org.freedesktop.DBus.Properties",
+                    ],
+                    ["org.example.Extra1"],
+                ])
+        }
+    }
+
     @Test func propertiesObjectManagerAndOrdering() async throws {
         try await withBus { bus in
             let server = try await bus.connect()
