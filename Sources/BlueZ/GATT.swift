@@ -1,5 +1,20 @@
 import DBus
 
+/// A GATT service of a connected device (`org.bluez.GattService1`).
+public struct Service: Sendable, Equatable {
+    public let uuid: BluetoothUUID
+    public let primary: Bool
+    /// `/org/bluez/hci0/dev_.../service0015`.
+    public let path: String
+}
+
+/// A GATT descriptor (`org.bluez.GattDescriptor1`), such as 0x2902, the CCC.
+public struct Descriptor: Sendable, Equatable {
+    public let uuid: BluetoothUUID
+    public let path: String
+    public let characteristicPath: String
+}
+
 /// A GATT characteristic of a connected device (`org.bluez.GattCharacteristic1`).
 public struct Characteristic: Sendable, Equatable {
     public let uuid: BluetoothUUID
@@ -20,6 +35,42 @@ extension BlueZClient {
         let path = ObjectPath(stringLiteral: "\(adapter.path)/\(address.pathComponent)")
         return mirror.properties(path, Self.deviceInterface).flatMap {
             DiscoveredDevice(path: path, properties: $0)
+        }
+    }
+
+    static let descriptorInterface = "org.bluez.GattDescriptor1"
+
+    /// The services bluetoothd has exported for `devicePath`, by path (that is, by handle).
+    public func services(of devicePath: String) -> [Service] {
+        let device = ObjectPath(stringLiteral: devicePath)
+        return mirror.paths(with: Self.serviceInterface).compactMap { path -> Service? in
+            guard path.isDescendant(of: device),
+                let properties = mirror.properties(path, Self.serviceInterface),
+                case .string(let text)? = properties["UUID"], let uuid = BluetoothUUID(text)
+            else { return nil }
+            return Service(uuid: uuid, primary: properties["Primary"] != .boolean(false), path: path.rawValue)
+        }
+    }
+
+    /// The descriptors of `characteristic`, by path.
+    public func descriptors(of characteristic: Characteristic) -> [Descriptor] {
+        let parent = ObjectPath(stringLiteral: characteristic.path)
+        return mirror.paths(with: Self.descriptorInterface).compactMap { path -> Descriptor? in
+            guard path.isDescendant(of: parent),
+                case .string(let text)? = mirror.properties(path, Self.descriptorInterface)?["UUID"],
+                let uuid = BluetoothUUID(text)
+            else { return nil }
+            return Descriptor(uuid: uuid, path: path.rawValue, characteristicPath: characteristic.path)
+        }
+    }
+
+    /// The characteristic with `uuid` (16- or 128-bit, compared as 128-bit), in the service with
+    /// `service` when given; the first by handle when several match.
+    public func characteristic(
+        _ uuid: BluetoothUUID, service: BluetoothUUID? = nil, of devicePath: String
+    ) -> Characteristic? {
+        characteristics(of: devicePath).first {
+            $0.uuid == uuid && (service == nil || $0.serviceUUID == service)
         }
     }
 

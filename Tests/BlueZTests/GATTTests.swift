@@ -44,6 +44,30 @@ import Testing
         }
     }
 
+    @Test func servicesCharacteristicsAndDescriptorsByUUID() async throws {
+        try await BlueZClientTests.withClient("basic", adjust: Self.known) { client in
+            let adapter = try await client.selectAdapter()
+            let address = try #require(BluetoothAddress("D2:4B:7E:10:20:30"))
+            let strap = try #require(await client.device(address, on: adapter))
+            _ = try await client.connect(strap.path, require: [Self.hr, BluetoothUUID(0x2A19)])
+            // bluetoothd keeps GAP (0x1800) to itself: no object for it.
+            let services = await client.services(of: strap.path)
+            #expect(
+                services.map(\.uuid)
+                    == [0x1801, 0x180A, 0x180D, 0x180F].map { BluetoothUUID(UInt16($0)) })
+            #expect(services.allSatisfy { $0.primary })
+            // A 128-bit spelling finds the 16-bit characteristic; the service narrows the search.
+            let long = try #require(BluetoothUUID("00002a37-0000-1000-8000-00805f9b34fb"))
+            let measurement = try #require(await client.characteristic(long, of: strap.path))
+            #expect(measurement.uuid == Self.hr)
+            #expect(
+                await client.characteristic(Self.hr, service: BluetoothUUID(0x180F), of: strap.path) == nil)
+            let descriptors = await client.descriptors(of: measurement)
+            #expect(descriptors.map(\.uuid) == [BluetoothUUID(0x2902)])
+            #expect(descriptors.first?.path.hasPrefix(measurement.path + "/desc") == true)
+        }
+    }
+
     @Test func routineConnectFailureIsRetried() async throws {
         try await BlueZClientTests.withClient("connect-abort", adjust: Self.known) { client in
             let adapter = try await client.selectAdapter()
