@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-dbus fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-dbus bench-watch fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -31,7 +31,7 @@ test:
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-dbus
+bench: bench-decoder bench-dbus bench-watch
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress $(BENCH_FLAGS)
@@ -76,6 +76,14 @@ clean:
 	rm -rf .build .build-* fuzz-corpus
 
 # D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
+# hrm watch against hrm-sim at 200 notifications/s (latency, CPU, RSS) and idle at 1 Hz: see
+# Benchmarks/Watch/README.md.
+bench-watch:
+	$(SWIFT) build -c release --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/Watch/watch_bench.py \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
 bench-dbus:
 	$(SWIFT) build -c release --product dbus-bench $(SWIFT_BUILD_FLAGS)
 	dbus-run-session --config-file=Benchmarks/DBus/bus.conf -- \

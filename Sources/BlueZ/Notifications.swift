@@ -20,9 +20,15 @@ extension BlueZClient {
     /// The characteristic's notifications, in order, until the link drops (the stream finishes)
     /// or the consumer stops iterating (the subscription is released). The PropertiesChanged that
     /// a ReadValue causes is never delivered as a notification.
-    public func notifications(_ characteristic: Characteristic, using method: NotifyMethod = .automatic)
-        async throws(BlueZError) -> AsyncStream<NotificationEvent>
-    {
+    ///
+    /// With `inline`, each value goes to `inline` instead, at once, on the thread that received it
+    /// (the notify socket's reader, or the task following bluetoothd's signals), and the stream
+    /// only tells when it ends. That spares a thread wake-up per notification, the largest cost of
+    /// a notification on a small machine; `inline` must be quick and must not block.
+    public func notifications(
+        _ characteristic: Characteristic, using method: NotifyMethod = .automatic,
+        inline: (@Sendable ([UInt8]) -> Void)? = nil
+    ) async throws(BlueZError) -> AsyncStream<NotificationEvent> {
         let offersAcquire =
             characteristic.flags.contains("notify")
             && mirror.properties(
@@ -31,17 +37,17 @@ extension BlueZClient {
                 != nil
         switch method {
         case .startNotify:
-            return try await sessionNotifications(characteristic)
+            return try await sessionNotifications(characteristic, inline: inline)
         case .acquireNotify:
-            return try await acquiredNotifications(characteristic)
+            return try await acquiredNotifications(characteristic, inline: inline)
         case .automatic:
-            guard offersAcquire else { return try await sessionNotifications(characteristic) }
+            guard offersAcquire else { return try await sessionNotifications(characteristic, inline: inline) }
             do {
-                return try await acquiredNotifications(characteristic)
+                return try await acquiredNotifications(characteristic, inline: inline)
             } catch  where error.code == .bluez {
                 // NotSupported, NotPermitted, InProgress (another client's StartNotify): the
                 // signal path still works.
-                return try await sessionNotifications(characteristic)
+                return try await sessionNotifications(characteristic, inline: inline)
             }
         }
     }
@@ -57,8 +63,8 @@ extension BlueZClient {
 
     /// Notifications by AcquireNotify: one SEQPACKET datagram each, read on a thread of its own.
     /// bluetoothd closes the socket when the link drops, which finishes the stream.
-    func acquiredNotifications(_ characteristic: Characteristic) async throws(BlueZError)
-        -> AsyncStream<NotificationEvent>
+    func acquiredNotifications(_ characteristic: Characteristic, inline: (@Sendable ([UInt8]) -> Void)?)
+        async throws(BlueZError) -> AsyncStream<NotificationEvent>
     {
         let socket: Int32
         let mtu: UInt16
@@ -82,7 +88,7 @@ extension BlueZClient {
         // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
         let device = ObjectPath(stringLiteral: characteristic.devicePath)
         let reader = try DatagramReader(
-            socket: socket, mtu: Int(mtu), deliver: { continuation.yield(.value($0)) },
+            socket: socket, mtu: Int(mtu), deliver: inline ?? { continuation.yield(.value($0)) },
             end: { [weak self] byPeer in
                 guard byPeer else { return continuation.finish() }
                 Task {
@@ -118,8 +124,8 @@ extension BlueZClient {
     /// for wait for it, and each value reaches one stream once. With `Cache = no` the session
     /// died with the characteristic object and StartNotify begins a new one. Only a consumer
     /// that stops listening sends StopNotify.
-    func sessionNotifications(_ characteristic: Characteristic) async throws(BlueZError)
-        -> AsyncStream<NotificationEvent>
+    func sessionNotifications(_ characteristic: Characteristic, inline: (@Sendable ([UInt8]) -> Void)?)
+        async throws(BlueZError) -> AsyncStream<NotificationEvent>
     {
         // A StopNotify still on its way must land before the new StartNotify.
         await stopping[characteristic.path]?.value
@@ -137,7 +143,7 @@ extension BlueZClient {
         notifying.insert(characteristic.path)
         stopping[characteristic.path] = nil
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
-        session.attach(continuation)
+        session.attach(continuation, inline: inline)
         continuation.onTermination = { [weak self] termination in
             guard case .cancelled = termination else { return }
             session.detach()
@@ -196,6 +202,7 @@ extension BlueZClient {
 final class NotifySession: Sendable {
     private struct State {
         var consumer: AsyncStream<NotificationEvent>.Continuation? = nil
+        var inline: (@Sendable ([UInt8]) -> Void)? = nil
         var held: [[UInt8]] = []
         var pump: Task<Void, Never>? = nil
         /// ReadValue calls on their way, and the values that arrived meanwhile (one of them may
@@ -217,11 +224,14 @@ final class NotifySession: Sendable {
         set { state.withLock { $0.pump = newValue } }
     }
 
-    func attach(_ consumer: AsyncStream<NotificationEvent>.Continuation) {
+    func attach(
+        _ consumer: AsyncStream<NotificationEvent>.Continuation, inline: (@Sendable ([UInt8]) -> Void)?
+    ) {
         state.withLock { state in
-            for bytes in state.held { consumer.yield(.value(bytes)) }
-            state.held = []
             state.consumer = consumer
+            state.inline = inline
+            for bytes in state.held { Self.pass(bytes, &state) }
+            state.held = []
         }
     }
 
@@ -245,7 +255,8 @@ final class NotifySession: Sendable {
     }
 
     private static func pass(_ bytes: [UInt8], _ state: inout State) {
-        if let consumer = state.consumer { consumer.yield(.value(bytes)) } else { state.held.append(bytes) }
+        guard let consumer = state.consumer else { return state.held.append(bytes) }
+        if let inline = state.inline { inline(bytes) } else { consumer.yield(.value(bytes)) }
     }
 
     func beginRead() {

@@ -909,6 +909,7 @@ public actor Simulator {
         devices[path] = device
         let hex = frame.map { String($0, radix: 16).leftPadded(2) }.joined()
         if let fd = device.acquired[measurement.path] {
+            let sentAt = SimulatorLog.monotonicNanoseconds()
             let sent = frame.withUnsafeBytes { send(fd, $0.baseAddress, frame.count, Int32(MSG_NOSIGNAL)) }
             if sent < 0 && (errno == EPIPE || errno == ECONNRESET) {
                 // The client closed its end: the acquisition is over.
@@ -919,14 +920,17 @@ public actor Simulator {
                     at: ObjectPath(stringLiteral: measurement.path))
                 log.record("acquire-released", ["path": measurement.path])
             } else {
-                log.record("notify", ["path": measurement.path, "via": "fd", "hex": hex, "sent": sent >= 0])
+                log.record(
+                    "notify",
+                    ["path": measurement.path, "via": "fd", "hex": hex, "sent": sent >= 0, "mono_ns": sentAt])
             }
         }
         if !(device.notifySessions[measurement.path] ?? []).isEmpty {
+            let sentAt = SimulatorLog.monotonicNanoseconds()
             try? connection?.setProperty(
                 "Value", to: .bytes(frame), interface: BlueZName.gattCharacteristic,
                 at: ObjectPath(stringLiteral: measurement.path))
-            log.record("notify", ["path": measurement.path, "via": "signal", "hex": hex])
+            log.record("notify", ["path": measurement.path, "via": "signal", "hex": hex, "mono_ns": sentAt])
         }
     }
 

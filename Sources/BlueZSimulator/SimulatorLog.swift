@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Each line has `t` (seconds since the simulator started) and `event`: `call`, `reply`, `error`,
 /// `signal-state` (a state change it announced), `notify` (a notification sent, `via` fd or
-/// signal), `drop`, `restart`, `power`.
+/// signal, with `mono_ns`: CLOCK_MONOTONIC when it was sent), `drop`, `restart`, `power`.
 public final class SimulatorLog: Sendable {
     private let handle: FileHandle?
     private let start = ContinuousClock.now
@@ -27,6 +27,14 @@ public final class SimulatorLog: Sendable {
     public var seconds: Double {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds: the clock other processes (a benchmark's harness) share,
+    /// for `mono_ns` on notify events, taken just before the send.
+    public static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     public func record(_ event: String, _ fields: [String: Any] = [:]) {

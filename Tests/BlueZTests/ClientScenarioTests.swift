@@ -41,7 +41,7 @@ import Testing
             adjust: { scenario in
                 scenario.devices[0].known = true
                 scenario.events = [
-                    Scenario.Event(at: 1.0, type: "battery", device: "D2:4B:7E:10:20:30", percent: 55)
+                    Scenario.Event(at: 4.0, type: "battery", device: "D2:4B:7E:10:20:30", percent: 55)
                 ]
             }
         ) { client in
@@ -110,7 +110,7 @@ import Testing
             adjust: { scenario in
                 scenario.devices[0].known = true
                 scenario.events = [
-                    Scenario.Event(at: 1.5, type: "battery", device: "D2:4B:7E:10:20:30", percent: 55)
+                    Scenario.Event(at: 4.0, type: "battery", device: "D2:4B:7E:10:20:30", percent: 55)
                 ]
             }
         ) { client in

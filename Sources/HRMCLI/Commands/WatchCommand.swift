@@ -102,11 +102,9 @@ struct WatchOptions: Sendable {
 /// One `watch` run: finds the device, connects, streams, reconnects, cleans up.
 actor WatchSession {
     let options: WatchOptions
-    // A closed pipe (`| head`) stops the session like Ctrl-C: release, disconnect, exit 0.
-    let output = LineWriter(exitWhenClosed: false)
-    var renderer: any EventRenderer
-    var measurements = 0
-    var malformed = 0
+    let printer: EventPrinter
+    /// Measurements and malformed notifications printed so far, over every connection.
+    var counts = MeasurementSink.Counts()
     /// The battery level last reported (in `info` or a `battery` event), once `info` is out.
     var battery: Int? = nil
     var infoReported = false
@@ -114,24 +112,19 @@ actor WatchSession {
 
     init(options: WatchOptions) {
         self.options = options
-        renderer =
+        let renderer: any EventRenderer =
             if options.json { JSONLinesRenderer() } else if options.csv {
                 CSVRenderer()
             } else if StandardOutput.isTerminal {
                 LiveRenderer(colour: getenv("NO_COLOR") == nil)
             } else { TextLinesRenderer() }
+        printer = EventPrinter(renderer: renderer, json: options.json)
     }
 
+    /// Prints `event`. A closed pipe (`| head`) stops the session like Ctrl-C: release,
+    /// disconnect, exit 0.
     func emit(_ event: MonitorEvent) {
-        if case .error(_, let message, let hex) = event.kind, !options.json {
-            StandardOutput.diagnostic("hrm watch: \(message)" + (hex.map { " (\($0))" } ?? ""))
-        }
-        if let text = renderer.render(event) {
-            // The renderers end their lines themselves (a live line has none).
-            let trimmed = text.hasSuffix("\n") ? String(text.dropLast()) : text
-            if text.hasSuffix("\n") { output.line(trimmed, flush: true) } else { output.raw(text) }
-        }
-        if output.closed { withUnsafeCurrentTask { $0?.cancel() } }
+        if !printer.emit(event) { withUnsafeCurrentTask { $0?.cancel() } }
     }
 
     func status(_ state: MonitorEvent.State, _ device: String?, _ detail: String? = nil) {
@@ -139,7 +132,7 @@ actor WatchSession {
     }
 
     var reachedLimit: Bool {
-        if let count = options.count, measurements >= count { return true }
+        if let count = options.count, counts.measurements >= count { return true }
         if let duration = options.duration, ContinuousClock.now - started >= .seconds(duration) {
             return true
         }
@@ -147,21 +140,20 @@ actor WatchSession {
     }
 
     func run() async -> Int32 {
-        if let header = renderer.header { output.raw(header) }
+        if let header = printer.header { printer.raw(header) }
         let client: BlueZClient
         do {
             client = try await BlueZClient.connect()
         } catch {
-            return Failure.report(error, command: "watch", json: options.json ? output : nil)
+            return printer.report(error)
         }
         let status: Int32
         do {
             status = try await watch(client)
         } catch {
-            status = Failure.report(error, command: "watch", json: options.json ? output : nil)
+            status = printer.report(error)
         }
-        if let text = renderer.finish() { output.raw(text) }
-        output.flush()
+        printer.finish()
         await client.close()
         return status
     }
@@ -245,15 +237,17 @@ actor WatchSession {
             else {
                 throw BlueZError(.bluez, "the device has no Heart Rate Measurement characteristic")
             }
+            let sink = MeasurementSink(
+                printer: printer, address: address, countLimit: options.count, counts: counts)
             let notifications: AsyncStream<NotificationEvent>
             do {
-                notifications = try await client.notifications(measurement)
+                notifications = try await client.notifications(measurement, inline: sink.handle)
             } catch {
                 // Ctrl-C or a closed pipe while subscribing: nothing to release but the link.
                 if Task.isCancelled { break }
                 throw error
             }
-            let finished = await stream(notifications, address: address)
+            let finished = await stream(notifications, sink)
             if finished || Task.isCancelled {
                 stopping = measurement
                 break
@@ -278,6 +272,7 @@ actor WatchSession {
 
     /// For the `stopped` status: how many measurements, and malformed notifications if any.
     var summary: String {
+        let (measurements, malformed) = (counts.measurements, counts.malformed)
         let counted = "\(measurements) measurement\(measurements == 1 ? "" : "s")"
         guard malformed > 0 else { return counted }
         return counted + ", \(malformed) malformed notification\(malformed == 1 ? "" : "s") skipped"
@@ -289,29 +284,33 @@ actor WatchSession {
         emit(MonitorEvent(device: address, kind: .battery(percent: percent)))
     }
 
-    /// Prints every notification; true when a limit was reached (or the run was cancelled),
-    /// false when the stream ended because the link dropped.
-    func stream(_ notifications: AsyncStream<NotificationEvent>, address: String) async -> Bool {
+    /// Waits while `sink` prints the notifications; true when a limit was reached (or the run
+    /// was cancelled, or stdout closed), false when the stream ended because the link dropped.
+    func stream(_ notifications: AsyncStream<NotificationEvent>, _ sink: MeasurementSink) async -> Bool {
+        enum End { case dropped, limit }
         let deadline = options.duration.map { started + .seconds($0) }
-        let limited = notifications.until(deadline)
-        for await event in limited {
-            guard case .value(let bytes) = event else { continue }
-            do {
-                let m = try HeartRateMeasurement(decoding: bytes)
-                measurements += 1
-                emit(MonitorEvent(device: address, kind: .measurement(m)))
-            } catch {
-                malformed += 1
-                emit(
-                    MonitorEvent(
-                        device: address,
-                        kind: .error(
-                            code: error.code.rawValue, message: error.description,
-                            hex: HexPayload.format(bytes))))
+        let end = await withTaskGroup(of: End.self) { group in
+            // Ending this iteration (cancelAll) releases the notifications.
+            group.addTask {
+                for await _ in notifications {}
+                return .dropped
             }
-            if reachedLimit { return true }
+            group.addTask {
+                for await _ in sink.stops { return .limit }
+                return .limit
+            }
+            if let deadline {
+                group.addTask {
+                    try? await Task.sleep(until: deadline)
+                    return .limit
+                }
+            }
+            let first = await group.next() ?? .limit
+            group.cancelAll()
+            return first
         }
-        return Task.isCancelled || reachedLimit
+        counts = sink.current
+        return end == .limit || Task.isCancelled || reachedLimit
     }
 
     /// After bluetoothd restarted (or forgot the strap), the device object exists again only once
