@@ -7,18 +7,16 @@ import Synchronization
 #endif
 
 /// Reads the SEQPACKET socket that AcquireNotify returns, one notification per datagram, on a
-/// thread of its own: a blocking poll(2) there costs the cooperative pool nothing and wakes the
-/// moment bluetoothd writes.
+/// thread of its own: a blocking recv(2) there costs the cooperative pool nothing, wakes the moment
+/// bluetoothd writes, and is one system call per notification.
 ///
 /// A read of 0 bytes is an empty notification while the peer is still there; it is the end of the
-/// stream once poll reports the peer gone (POLLHUP), which is how bluetoothd signals a drop. (An
-/// empty datagram sent just before that hang-up cannot be told from the end: Linux reports both
-/// as 0 bytes. An empty frame carries no measurement, so nothing is lost but an error count.)
+/// stream once poll reports the peer gone (POLLHUP) and no datagram waits behind it, which is how
+/// bluetoothd signals a drop. (An empty datagram sent just before that hang-up cannot be told from
+/// the end: Linux reports both as 0 bytes. An empty frame carries no measurement, so nothing is
+/// lost but an error count.)
 final class DatagramReader: Sendable {
-    /// The socket while it is open; the thread closes it under the lock, so `stop()` never
-    /// touches a descriptor number that has been reused.
     private let socket: OpenSocket
-    private let wakeWrite: Int32
 
     /// Takes ownership of `socket`: the reader closes it when it stops. `deliver` runs on the
     /// reader's thread for each datagram; `end` once, after the last one, told whether the peer
@@ -27,100 +25,73 @@ final class DatagramReader: Sendable {
         socket: Int32, mtu: Int, deliver: @escaping @Sendable ([UInt8]) -> Void,
         end: @escaping @Sendable (_ byPeer: Bool) -> Void
     ) throws(BlueZError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            close(socket)
-            throw BlueZError(.dbus, "cannot create a pipe for the notify socket (errno \(errno))")
-        }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
+        // bluetoothd's end may come non-blocking; this thread waits in recv.
+        let flags = fcntl(socket, F_GETFL)
+        if flags >= 0 { _ = fcntl(socket, F_SETFL, flags & ~O_NONBLOCK) }
         let owned = OpenSocket(socket)
         self.socket = owned
-        wakeWrite = ends[1]
-        let wake = ends[0]
         // A notification fits the ATT MTU; a larger buffer keeps an oversized one whole.
         let capacity = max(mtu, 23) + 512
         do {
             try ReaderThread.start {
-                let byPeer = Self.loop(socket: socket, wake: wake, capacity: capacity, deliver: deliver)
-                // Both ends close under the lock: stop() then neither shuts down a reused number
-                // nor writes into a pipe nobody reads (SIGPIPE).
+                let byPeer = Self.loop(socket: socket, capacity: capacity, owned: owned, deliver: deliver)
+                // Closed under the lock: stop() never shuts down a descriptor number reused since.
                 owned.descriptor.withLock { open in
                     if let fd = open { close(fd) }
                     open = nil
-                    close(wake)
                 }
                 end(byPeer)
             }
         } catch {
             close(socket)
-            close(ends[0])
-            close(ends[1])
             throw error
         }
     }
 
-    /// Releases the socket now (bluetoothd sees the hang-up at once) and ends the thread, which
-    /// closes it. Idempotent.
+    /// Releases the socket now (bluetoothd sees the hang-up at once; the blocked recv returns)
+    /// and ends the thread, which closes it. Idempotent.
     func stop() {
+        socket.stopping.store(true, ordering: .releasing)
         socket.descriptor.withLock { open in
-            guard let fd = open else { return }
-            _ = shutdown(fd, Int32(SHUT_RDWR))
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
+            if let fd = open { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         }
     }
 
-    deinit {
-        stop()
-        close(wakeWrite)
-    }
+    deinit { stop() }
 
     private static func loop(
-        socket: Int32, wake: Int32, capacity: Int, deliver: @Sendable ([UInt8]) -> Void
+        socket: Int32, capacity: Int, owned: OpenSocket, deliver: @Sendable ([UInt8]) -> Void
     ) -> Bool {
         var buffer = [UInt8](repeating: 0, count: capacity)
-        var entries = [
-            pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-        ]
+        func stopping() -> Bool { owned.stopping.load(ordering: .acquiring) }
         while true {
-            entries[0].revents = 0
-            entries[1].revents = 0
-            let ready = poll(&entries, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return true
-            }
-            if entries[1].revents != 0 { return false }
-            let events = entries[0].revents
-            guard events & Int16(POLLIN) != 0 else {
-                if events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return true }
-                continue
-            }
-            let count = buffer.withUnsafeMutableBytes {
-                recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
-            }
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if stopping() { return false }
             if count > 0 {
                 deliver(Array(buffer[0..<count]))
-            } else if count == 0 {
-                // After a hang-up, 0 bytes is the end unless more datagrams wait behind it.
+                continue
+            }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return true
+            }
+            // 0 bytes: an empty notification, unless the peer hung up with nothing queued.
+            var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 0)
+            if entry.revents & Int16(POLLHUP) != 0 {
                 let next = buffer.withUnsafeMutableBytes {
                     recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_PEEK))
                 }
-                if events & Int16(POLLHUP) != 0 && next <= 0 { return true }
-                deliver([])
-            } else if errno != EAGAIN && errno != EINTR {
-                return true
+                if next <= 0 { return true }
             }
+            deliver([])
         }
     }
 }
 
 private final class OpenSocket: Sendable {
     let descriptor: Mutex<Int32?>
+    let stopping = Atomic(false)
     init(_ descriptor: Int32) { self.descriptor = Mutex(descriptor) }
 }
 
