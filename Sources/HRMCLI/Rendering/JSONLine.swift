@@ -6,9 +6,12 @@ struct JSONLine {
     private(set) var text = "{"
     private var empty = true
 
-    init() {}
+    init() {
+        text.reserveCapacity(256)
+    }
 
     init(type: String) {
+        self.init()
         add("type", type)
     }
 
@@ -29,12 +32,22 @@ struct JSONLine {
 
     mutating func add(_ key: String, _ values: [Int]) {
         appendKey(key)
-        text += "[" + values.map { String($0) }.joined(separator: ",") + "]"
+        text += "["
+        for (index, value) in values.enumerated() {
+            if index > 0 { text += "," }
+            text += String(value)
+        }
+        text += "]"
     }
 
     mutating func add(_ key: String, _ values: [Double]) {
         appendKey(key)
-        text += "[" + values.map(Self.number).joined(separator: ",") + "]"
+        text += "["
+        for (index, value) in values.enumerated() {
+            if index > 0 { text += "," }
+            text += Self.number(value)
+        }
+        text += "]"
     }
 
     mutating func add(_ key: String, _ values: [String]) {
@@ -64,6 +77,13 @@ struct JSONLine {
     }
 
     static func appendString(_ value: String, to text: inout String) {
+        // Keys and most values need no escaping: append them whole.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            text += "\""
+            text += value
+            text += "\""
+            return
+        }
         text += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -27,14 +27,9 @@ final class EventPrinter: Sendable {
             StandardOutput.diagnostic("hrm watch: \(message)" + (hex.map { " (\($0))" } ?? ""))
         }
         return state.withLock { state in
-            if let text = state.renderer.render(event) {
-                // The renderers end their lines themselves (a live line has none).
-                if text.hasSuffix("\n") {
-                    state.output.line(String(text.dropLast()), flush: true)
-                } else {
-                    state.output.raw(text)
-                }
-            }
+            // The renderers end their lines themselves (a live line has none); every event goes
+            // out at once.
+            if let text = state.renderer.render(event) { state.output.raw(text) }
             return !state.output.closed
         }
     }
