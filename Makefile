@@ -78,9 +78,10 @@ clean:
 # D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
 # hrm watch against hrm-sim at 200 notifications/s (latency, CPU, RSS) and idle at 1 Hz: see
 # Benchmarks/Watch/README.md.
+# The binaries are built as `make release` builds them (static Swift runtime), as installed.
 bench-watch:
-	$(SWIFT) build -c release --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
