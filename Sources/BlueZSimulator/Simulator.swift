@@ -1057,7 +1057,12 @@ public actor Simulator {
     }
 
     /// The strap's battery level changes: Battery1's Percentage while connected (bluetoothd
-    /// follows 0x2A19 notifications), and what the next connection reads.
+    /// follows 0x2A19 notifications), and what the next connection reads. Scenario `battery`
+    /// events call it; tests may too, to change the level exactly when they are ready.
+    public func setBattery(address: String, percent: Int) {
+        if let parsed = BluetoothAddress(address) { setBattery(parsed, percent) }
+    }
+
     func setBattery(_ address: BluetoothAddress, _ percent: Int) {
         guard let (path, device) = devices.first(where: { $0.value.address == address }) else { return }
         devices[path]?.battery = percent

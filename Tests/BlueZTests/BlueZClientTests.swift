@@ -12,6 +12,14 @@ import Testing
         _ scenario: String, adjust: (inout Scenario) -> Void = { _ in }, log: String? = nil,
         _ body: (BlueZClient) async throws -> Void
     ) async throws {
+        try await withClient(scenario, adjust: adjust, log: log) { client, _ in try await body(client) }
+    }
+
+    /// The same, with the simulator at hand to act on it mid-test.
+    static func withClient(
+        _ scenario: String, adjust: (inout Scenario) -> Void = { _ in }, log: String? = nil,
+        _ body: (BlueZClient, Simulator) async throws -> Void
+    ) async throws {
         var loaded = try ScenarioCatalog.load(scenario)
         adjust(&loaded)
         let bus = try PrivateBus(policy: PrivateBus.Policy(rawValue: loaded.busPolicy) ?? .open)
@@ -19,7 +27,7 @@ import Testing
         let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: log))
         try await simulator.start()
         let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
-        try await body(client)
+        try await body(client, simulator)
         await client.close()
         await simulator.stop()
     }

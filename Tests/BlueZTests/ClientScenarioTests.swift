@@ -38,17 +38,13 @@ import Testing
     @Test func batteryLevelsFollowBattery1() async throws {
         try await BlueZClientTests.withClient(
             "basic",
-            adjust: { scenario in
-                scenario.devices[0].known = true
-                scenario.events = [
-                    Scenario.Event(at: 4.0, type: "battery", device: "D2:4B:7E:10:20:30", percent: 55)
-                ]
-            }
-        ) { client in
+            adjust: { $0.devices[0].known = true }
+        ) { client, simulator in
             let strap = try await Self.strap(client, "D2:4B:7E:10:20:30")
             let levels = await client.batteryLevels(strap.path)
             _ = try await client.connect(strap.path, require: [Self.hr])
             #expect(await client.info(strap.path).battery == 87)
+            await simulator.setBattery(address: "D2:4B:7E:10:20:30", percent: 55)
             var seen: [Int] = []
             for await level in levels {
                 seen.append(level)
@@ -107,19 +103,15 @@ import Testing
     @Test func aReadIsNotANotification() async throws {
         try await BlueZClientTests.withClient(
             "basic",
-            adjust: { scenario in
-                scenario.devices[0].known = true
-                scenario.events = [
-                    Scenario.Event(at: 4.0, type: "battery", device: "D2:4B:7E:10:20:30", percent: 55)
-                ]
-            }
-        ) { client in
+            adjust: { $0.devices[0].known = true }
+        ) { client, simulator in
             let strap = try await Self.strap(client, "D2:4B:7E:10:20:30")
             _ = try await client.connect(strap.path, require: [BluetoothUUID(0x2A19)])
             let level = try #require(
                 await client.characteristics(of: strap.path).first { $0.uuid == BluetoothUUID(0x2A19) })
             let stream = try await client.notifications(level, using: .startNotify)
             for _ in 0..<3 { #expect(try await client.read(level) == [87]) }
+            await simulator.setBattery(address: "D2:4B:7E:10:20:30", percent: 55)
             var values: [[UInt8]] = []
             for await event in stream {
                 if case .value(let bytes) = event { values.append(bytes) }

@@ -46,6 +46,26 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// On a terminal (a pty from `script`): a table redrawn in place, strongest first, under a
+    /// timer that advances while nothing new is found.
+    @Test func liveTableWithATimerOnATerminal() throws {
+        let hrm = HRMProcess.binary.path
+        let result = try HRMProcess.runUnderSim(
+            "two-straps", [], shell: "script -qec '\(hrm) scan --timeout 2' /dev/null")
+        #expect(result.status == 0, "\(result.stderr)")
+        let screen = result.stdout.replacingOccurrences(of: "\r", with: "")
+        #expect(screen.contains("\u{1B}[2K"), "lines are cleared and redrawn")
+        #expect(screen.contains("\u{1B}[4A"), "the cursor goes back up over the previous table")
+        let timers = screen.split(separator: "\n").filter { $0.contains("scanning ") }
+        #expect(Set(timers).count >= 3, "the timer advances: \(timers)")
+        #expect(screen.contains("scanning 2.0 s of 2 s, 2 found (Ctrl-C stops)"))
+        let last = try #require(screen.range(of: "scanning 2.0 s of 2 s", options: .backwards))
+        let finalTable = screen[last.upperBound...]
+        let pro = try #require(finalTable.range(of: "HRM-Pro:123456"))
+        let tickr = try #require(finalTable.range(of: "TICKR 1A2B"))
+        #expect(pro.lowerBound < tickr.lowerBound, "sorted by signal: -49 dBm before -71 dBm")
+    }
+
     @Test func jsonErrorEvent() throws {
         let result = try HRMProcess.runUnderSim("no-bluetoothd", ["scan", "--json", "--timeout", "1"])
         #expect(result.status == 69)

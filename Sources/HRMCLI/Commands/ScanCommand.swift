@@ -68,16 +68,27 @@ public struct ScanCommand: AsyncParsableCommand {
             }
             let stream = try await client.discover(
                 adapter: chosen, services: all ? nil : [BluetoothUUID(0x180D)])
-            var table = ScanTable(live: !json && StandardOutput.isTerminal)
+            let live = !json && StandardOutput.isTerminal
+            var table = ScanTable(live: live, timeout: timeout)
             var seen = Set<BluetoothAddress>()
-            for await device in stream.until(ContinuousClock.now + .seconds(timeout)) {
-                let isNew = seen.insert(device.address).inserted
-                if json {
-                    if isNew { output.line(MonitorEventJSON.line(ScanTable.event(device)), flush: true) }
-                } else if let text = table.update(device, isNew: isNew) {
-                    output.line(text, flush: true)
+            let started = ContinuousClock.now
+            for await update in Self.updates(stream, ticking: live).until(started + .seconds(timeout)) {
+                switch update {
+                case .device(let device):
+                    let isNew = seen.insert(device.address).inserted
+                    if json {
+                        if isNew { output.line(MonitorEventJSON.line(ScanTable.event(device)), flush: true) }
+                    } else if let text = table.update(device, isNew: isNew) {
+                        output.line(text, flush: true)
+                    }
+                case .tick:
+                    let elapsed = ContinuousClock.now - started
+                    let seconds =
+                        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                    if let text = table.tick(seconds) { output.line(text, flush: true) }
                 }
             }
+            if let text = table.tick(timeout) { output.line(text, flush: true) }
             let found = seen.count
             if found == 0 {
                 StandardOutput.diagnostic(
@@ -93,5 +104,31 @@ public struct ScanCommand: AsyncParsableCommand {
         } catch {
             return Failure.report(BlueZError(.dbus, "\(error)"), command: "scan", json: json ? output : nil)
         }
+    }
+
+    enum Update: Sendable {
+        case device(DiscoveredDevice)
+        /// Time to redraw the live table's timer.
+        case tick
+    }
+
+    /// The devices as they report and, for a live table, a tick every half second.
+    static func updates(_ devices: AsyncStream<DiscoveredDevice>, ticking: Bool) -> AsyncStream<Update> {
+        let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
+        let relay = Task {
+            for await device in devices { continuation.yield(.device(device)) }
+            continuation.finish()
+        }
+        let ticker = Task {
+            while ticking && !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                continuation.yield(.tick)
+            }
+        }
+        continuation.onTermination = { _ in
+            relay.cancel()
+            ticker.cancel()
+        }
+        return updates
     }
 }

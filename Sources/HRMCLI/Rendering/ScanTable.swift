@@ -1,14 +1,18 @@
 import BlueZ
 
-/// What `scan` shows: on a terminal a table sorted by signal, redrawn in place; elsewhere one
-/// line per new device.
+/// What `scan` shows: on a terminal a table sorted by signal under an elapsed-time line, redrawn
+/// in place as devices report and as time passes; elsewhere one line per new device.
 struct ScanTable {
     let live: Bool
+    /// How long the scan lasts, in seconds, for the timer line.
+    let timeout: Double
     private var devices: [BluetoothAddress: DiscoveredDevice] = [:]
     private var drawnLines = 0
+    private var elapsed = 0.0
 
-    init(live: Bool) {
+    init(live: Bool, timeout: Double = 10) {
         self.live = live
+        self.timeout = timeout
     }
 
     static func event(_ device: DiscoveredDevice) -> MonitorEvent {
@@ -38,9 +42,23 @@ struct ScanTable {
         return redraw()
     }
 
+    /// The live table again with the timer at `seconds` (nil when not live).
+    mutating func tick(_ seconds: Double) -> String? {
+        elapsed = seconds
+        return live ? redraw() : nil
+    }
+
+    /// `scanning 3.5 s of 10 s, 2 found (Ctrl-C stops)`
+    var timerLine: String {
+        let tenths = (min(elapsed, timeout) * 10).rounded(.down) / 10
+        let found = devices.count
+        return
+            "scanning \(tenths) s of \(MeasurementRendering.milliseconds(timeout)) s, \(found) found (Ctrl-C stops)"
+    }
+
     private mutating func redraw() -> String {
         let sorted = devices.values.sorted { ($0.rssi ?? -999, $1.address) > ($1.rssi ?? -999, $0.address) }
-        var lines = ["ADDRESS            SIGNAL          NAME"]
+        var lines = [timerLine, "ADDRESS            SIGNAL          NAME"]
         for device in sorted {
             let rssi = device.rssi.map { "\($0) dBm" } ?? "?"
             lines.append(
