@@ -1081,6 +1081,17 @@ public actor Simulator {
         }
     }
 
+    /// What the scenario's `adapter-power` event does, when a test is ready for it.
+    public func setAdapterPower(_ name: String, on: Bool) async {
+        try? await power(name, on)
+    }
+
+    /// What the scenario's `bluetoothd-restart` event does, when a test is ready for it; returns
+    /// once bluetoothd is back.
+    public func restartBluetoothd(downFor: Double) async {
+        await restart(downFor: downFor)
+    }
+
     /// bluetoothd exits (the name and every object vanish at once, sockets close), then comes back.
     func restart(downFor: Double) async {
         log.record("restart", ["phase": "down"])
