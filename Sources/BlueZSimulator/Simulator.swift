@@ -64,6 +64,8 @@ public actor Simulator {
         var lastSeen = 0.0
         var nextReport = 0.0
         var dropsDone = 0
+        /// Drops asked for while running (`dropLink`), beside the scenario's.
+        var extraDrops: [Scenario.Drop] = []
         var contactChangesDone = 0
         /// StartNotify sessions on 0x2A37 (and 0x2A19), by characteristic path: client names.
         var notifySessions: [String: Set<String>] = [:]
@@ -454,7 +456,7 @@ public actor Simulator {
     func reachable(_ device: DeviceState, at time: Double) -> Bool {
         guard time >= device.spec.appearAt else { return false }
         if let vanish = device.spec.vanishAt, time >= vanish { return false }
-        return !device.spec.drops.contains { time >= $0.at && time < $0.at + $0.for }
+        return !(device.spec.drops + device.extraDrops).contains { time >= $0.at && time < $0.at + $0.for }
     }
 
     func connect(_ call: MethodCall) async throws -> [Value] {
@@ -1079,6 +1081,15 @@ public actor Simulator {
                     at: ObjectPath(stringLiteral: level.path))
             }
         }
+    }
+
+    /// A link drop like the scenario's `drops`, starting now, when a test is ready for it.
+    public func dropLink(address: String, for seconds: Double) {
+        guard let parsed = BluetoothAddress(address),
+            let path = devices.first(where: { $0.value.address == parsed })?.key
+        else { return }
+        devices[path]?.extraDrops.append(Scenario.Drop(at: now, for: seconds))
+        advance()
     }
 
     /// What the scenario's `adapter-power` event does, when a test is ready for it.

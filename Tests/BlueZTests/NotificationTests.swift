@@ -40,14 +40,13 @@ import Testing
             scenario.gattCache = cache
             scenario.devices[0].known = true
             scenario.devices[0].heartRate.interval = 0.1
-            // Late enough that the first stream is running when it comes, even on a loaded machine.
-            scenario.devices[0].drops = [Scenario.Drop(at: 4.0, for: 0.5)]
+            scenario.devices[0].drops = []
         }
-        try await BlueZClientTests.withClient("drops", adjust: adjust, log: log) { client in
+        try await BlueZClientTests.withClient("drops", adjust: adjust, log: log) { client, simulator in
             let adapter = try await client.selectAdapter()
             let address = try #require(BluetoothAddress(Self.strap))
             let device = try #require(await client.device(address, on: adapter))
-            let deadline = ContinuousClock.now + .seconds(6.5)
+            let deadline = ContinuousClock.now + .seconds(5)
             while ContinuousClock.now < deadline {
                 do {
                     _ = try await client.connect(device.path, require: [Self.hr], timeout: .seconds(5))
@@ -60,6 +59,10 @@ import Testing
                 streams += 1
                 for await event in try await client.notifications(measurement, using: method.notifyMethod) {
                     if case .value(let bytes) = event { received.append(Self.hex(bytes)) }
+                    // The drop comes once the first stream has run a while (0.5 s unreachable).
+                    if streams == 1 && received.count == 10 {
+                        await simulator.dropLink(address: Self.strap, for: 0.5)
+                    }
                     if ContinuousClock.now >= deadline { break }
                 }
             }
