@@ -126,10 +126,11 @@ import Testing
             "power-cycle",
             adjust: { scenario in
                 scenario.devices[0].known = true
-                scenario.events = [Scenario.Event(at: 1.0, type: "bluetoothd-restart", downFor: 0.5)]
+                scenario.events = []
             }
-        ) { client in
+        ) { client, simulator in
             #expect(!(await client.adapters().isEmpty))
+            let restart = Task { await simulator.restartBluetoothd(downFor: 1.5) }
             let gone = try await client.wait("bluetoothd to go", timeout: .seconds(5)) {
                 mirror -> BlueZClient.WaitOutcome<Bool> in
                 mirror.paths(with: "org.bluez.Adapter1").isEmpty ? .done(true) : .pending
@@ -141,6 +142,7 @@ import Testing
             }
             #expect(back, "loaded again from the new bluetoothd")
             #expect(try await client.selectAdapter().powered)
+            await restart.value
         }
     }
 }

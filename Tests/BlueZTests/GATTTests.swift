@@ -81,16 +81,20 @@ import Testing
             "drops",
             adjust: { scenario in
                 Self.known(&scenario)
-                scenario.devices[0].drops = [Scenario.Drop(at: 2.0, for: 1.0)]
+                scenario.devices[0].drops = []
             }
-        ) { client in
+        ) { client, simulator in
             let adapter = try await client.selectAdapter()
             let strap = try #require(await client.device(BluetoothAddress("D2:4B:7E:10:20:32")!, on: adapter))
             _ = try await client.connect(strap.path, require: [Self.hr])
             let measurement = try #require(
                 await client.characteristics(of: strap.path).first { $0.uuid == Self.hr })
             var count = 0
-            for await _ in try await client.notifications(measurement) { count += 1 }
+            for await _ in try await client.notifications(measurement) {
+                count += 1
+                // The drop, once values flow.
+                if count == 3 { await simulator.dropLink(address: "D2:4B:7E:10:20:32", for: 1.0) }
+            }
             #expect(count > 0, "values came before the drop, and the stream then finished")
             #expect(await client.device(strap.address, on: adapter)?.connected == false)
         }
