@@ -70,4 +70,15 @@ import Testing
         #expect(
             json.line == #"{"type":"x","s":"a\"b\\c\n\u0001é","n":null,"d":[825.1953125,1000.0],"b":true}"#)
     }
+
+    @Test func integersAsDecimalDigits() {
+        var json = JSONLine()
+        json.add("zero", 0)
+        json.add("small", [7, -42, 1000])
+        json.add("max", Int.max)
+        json.add("min", Int.min)
+        #expect(
+            json.line
+                == #"{"zero":0,"small":[7,-42,1000],"max":9223372036854775807,"min":-9223372036854775808}"#)
+    }
 }
