@@ -118,12 +118,22 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var contact: String
     }
 
+    /// A link drop: for `for` seconds the strap cannot be reached. It starts at `at` seconds
+    /// into the run, or right after the strap's `afterNotifications`-th notification (counted
+    /// over the run, by either method): one of the two. A drop tied to the stream comes at the
+    /// same point of it however long the client took to connect.
     public struct Drop: Codable, Sendable, Equatable {
-        public var at: Double
+        public var at: Double?
+        public var afterNotifications: Int?
         public var `for`: Double
 
         public init(at: Double, for duration: Double) {
             self.at = at
+            self.for = duration
+        }
+
+        public init(afterNotifications: Int, for duration: Double) {
+            self.afterNotifications = afterNotifications
             self.for = duration
         }
     }

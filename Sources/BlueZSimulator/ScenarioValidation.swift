@@ -71,7 +71,13 @@ extension Scenario {
                 check(vanish > device.appearAt, "\(path).vanishAt: before appearAt")
             }
             for (j, drop) in device.drops.enumerated() {
-                check(drop.at >= 0 && drop.for > 0, "\(path).drops[\(j)]: needs at >= 0 and for > 0")
+                check(drop.for > 0, "\(path).drops[\(j)].for: needs to be above 0")
+                switch (drop.at, drop.afterNotifications) {
+                case (let at?, nil): check(at >= 0, "\(path).drops[\(j)].at: needs to be 0 or more")
+                case (nil, let count?):
+                    check(count >= 1, "\(path).drops[\(j)].afterNotifications: needs to be 1 or more")
+                default: check(false, "\(path).drops[\(j)]: needs one of at and afterNotifications")
+                }
             }
             for (j, failure) in device.connectFailures.enumerated() {
                 check(

@@ -63,7 +63,8 @@ public actor Simulator {
         var failuresLeft: [Scenario.DBusFailure]
         var lastSeen = 0.0
         var nextReport = 0.0
-        var dropsDone = 0
+        /// Notifications sent to a client (by socket or signal), for drops tied to the stream.
+        var notificationsSent = 0
         /// Drops asked for while running (`dropLink`), beside the scenario's.
         var extraDrops: [Scenario.Drop] = []
         var contactChangesDone = 0
@@ -456,7 +457,9 @@ public actor Simulator {
     func reachable(_ device: DeviceState, at time: Double) -> Bool {
         guard time >= device.spec.appearAt else { return false }
         if let vanish = device.spec.vanishAt, time >= vanish { return false }
-        return !(device.spec.drops + device.extraDrops).contains { time >= $0.at && time < $0.at + $0.for }
+        return !(device.spec.drops + device.extraDrops).contains { drop in
+            drop.at.map { time >= $0 && time < $0 + drop.for } ?? false
+        }
     }
 
     func connect(_ call: MethodCall) async throws -> [Value] {
@@ -910,6 +913,7 @@ public actor Simulator {
         let frame = device.generator.next(at: t)
         devices[path] = device
         let hex = frame.map { String($0, radix: 16).leftPadded(2) }.joined()
+        var delivered = false
         if let fd = device.acquired[measurement.path] {
             let sentAt = SimulatorLog.monotonicNanoseconds()
             let sent = frame.withUnsafeBytes { send(fd, $0.baseAddress, frame.count, Int32(MSG_NOSIGNAL)) }
@@ -922,6 +926,7 @@ public actor Simulator {
                     at: ObjectPath(stringLiteral: measurement.path))
                 log.record("acquire-released", ["path": measurement.path])
             } else {
+                delivered = delivered || sent >= 0
                 log.record(
                     "notify",
                     ["path": measurement.path, "via": "fd", "hex": hex, "sent": sent >= 0, "mono_ns": sentAt])
@@ -933,6 +938,19 @@ public actor Simulator {
                 "Value", to: .bytes(frame), interface: BlueZName.gattCharacteristic,
                 at: ObjectPath(stringLiteral: measurement.path))
             log.record("notify", ["path": measurement.path, "via": "signal", "hex": hex, "mono_ns": sentAt])
+            delivered = true
+        }
+        if delivered { dropAfterNotification(path) }
+    }
+
+    /// Counts a notification sent and starts the scenario's drop tied to that count, if any.
+    func dropAfterNotification(_ path: ObjectPath) {
+        guard let device = devices[path] else { return }
+        let count = device.notificationsSent + 1
+        devices[path]?.notificationsSent = count
+        for drop in device.spec.drops where drop.afterNotifications == count {
+            devices[path]?.extraDrops.append(Scenario.Drop(at: now, for: drop.for))
+            linkLost(path, reason: "link")
         }
     }
 
@@ -965,7 +983,6 @@ public actor Simulator {
             guard let adapter = adapters[device.adapter] else { continue }
             // Drops, vanishing.
             if device.connected && !reachable(device, at: t) {
-                if device.dropsDone < device.spec.drops.count { devices[path]?.dropsDone += 1 }
                 linkLost(path, reason: "link")
                 continue
             }

@@ -61,7 +61,8 @@ import Testing
         let json = #"""
             {"adapters":[{"name":"hci0"},{"name":"hci0","address":"nope"}],
              "devices":[{"address":"AA:BB:CC:DD:EE:FG","adapter":"hci9","uuids":["18x"],"mtu":5,
-                         "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"}}],
+                         "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"},
+                         "drops":[{"at":1,"afterNotifications":3,"for":2},{"for":2},{"afterNotifications":0,"for":0}]}],
              "events":[{"at":1,"type":"explode"}]}
             """#
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
@@ -76,6 +77,10 @@ import Testing
                 "devices[0].uuids[0]", "devices[0].mtu: 5", "devices[0].heartRate.frames[0]",
                 "devices[0].heartRate.format", "devices[0].heartRate.contact: 'maybe'",
                 "events[0].type: 'explode'",
+                "devices[0].drops[0]: needs one of at and afterNotifications",
+                "devices[0].drops[1]: needs one of at and afterNotifications",
+                "devices[0].drops[2].afterNotifications: needs to be 1 or more",
+                "devices[0].drops[2].for: needs to be above 0",
             ] {
                 #expect(text.contains(expected), "\(expected) in \(text)")
             }

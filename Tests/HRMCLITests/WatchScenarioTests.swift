@@ -81,14 +81,15 @@ import Testing
             })
     }
 
-    /// The drop at 5 s lasts 2 s; watching 9.5 s spans it. Every notification sent is printed once,
-    /// and the stream is back within 1 s of the strap being reachable again.
+    /// The link drops for 2 s after the 8th notification; 14 measurements span it. Every
+    /// notification sent is printed once, and the stream is back within 1 s of the strap being
+    /// reachable again.
     @Test(arguments: ["drops", "drops-nocache"])
     func dropAndReconnectLoseNothing(scenario: String) throws {
         let log = WatchBinaryTests.temporary("\(scenario).jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let result = try HRMProcess.runUnderSim(
-            scenario, ["watch", "--json", "--duration", "9.5", "Flaky"], log: log)
+            scenario, ["watch", "--json", "--count", "14", "Flaky"], log: log)
         #expect(result.status == 0, "\(result.stderr)")
         let states = Self.events(result.stdout).compactMap { $0["state"] as? String }
         #expect(
@@ -96,16 +97,20 @@ import Testing
                 "scanning", "connecting", "connected", "disconnected", "reconnecting", "connected", "stopped",
             ])
 
-        let sent = try Self.log(log).filter { $0["event"] as? String == "notify" }
+        let entries = try Self.log(log)
+        let sent = entries.filter { $0["event"] as? String == "notify" }
         let printed = Self.measurements(result.stdout)
-        // The last notification may have been sent as the duration ended.
-        #expect(
-            printed.count == sent.count || printed.count == sent.count - 1,
-            "\(printed.count) of \(sent.count)")
+        #expect(printed.count == 14)
+        // One more may have been on its way as hrm stopped at the 14th.
+        #expect(sent.count == 14 || sent.count == 15, "\(sent.count) sent")
         let times = printed.compactMap { $0["time"] as? String }
         #expect(Set(times).count == times.count, "no measurement printed twice")
-        let resumed = sent.compactMap { $0["t"] as? Double }.first { $0 > 7.0 }
-        #expect((resumed ?? 99) < 8.0, "resumed at \(resumed ?? -1) s; reachable again at 7 s")
+        let dropped = try #require(entries.first { $0["event"] as? String == "drop" }?["t"] as? Double)
+        #expect(sent.filter { ($0["t"] as? Double ?? 0) <= dropped }.count == 8, "the drop follows the 8th")
+        let resumed = sent.compactMap { $0["t"] as? Double }.first { $0 > dropped }
+        #expect(
+            (resumed ?? 99) < dropped + 3.0,
+            "resumed at \(resumed ?? -1) s; dropped at \(dropped) s, reachable again 2 s later")
     }
 
     /// The adapter goes off at 6 s and on at 9 s; bluetoothd restarts at 15 s for 2 s. Once
@@ -133,8 +138,9 @@ import Testing
     @Test func energyResetWhileWatching() throws {
         let hrm = HRMProcess.binary.path
         let script = """
-            \(hrm) watch --json --duration 4 Energy > "$OUT" &
-            sleep 2.5
+            \(hrm) watch --json --count 6 Energy > "$OUT" &
+            # The reset comes once the first measurement is out (at most 15 s of waiting).
+            for _ in $(seq 150); do grep -q '"measurement"' "$OUT" && break; sleep 0.1; done
             \(hrm) reset-energy Energy || exit 9
             wait
             """
