@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-dbus bench-watch fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-dbus bench-watch bench-watch-floor fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -75,7 +75,6 @@ lint:
 clean:
 	rm -rf .build .build-* fuzz-corpus
 
-# D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
 # hrm watch against hrm-sim at 200 notifications/s (latency, CPU, RSS) and idle at 1 Hz: see
 # Benchmarks/Watch/README.md.
 # The binaries are built as `make release` builds them (static Swift runtime), as installed.
@@ -85,6 +84,16 @@ bench-watch:
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
+# The same harness with a minimal C reader of the AcquireNotify socket in hrm's place: what this
+# machine costs any reader (its RSS is the Python launcher's and means nothing).
+bench-watch-floor:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	@mkdir -p .build
+	cc -O2 -Wall -Wextra -o .build/floor_reader Benchmarks/Watch/floor/floor_reader.c
+	/usr/bin/python3 Benchmarks/Watch/watch_bench.py --label "floor reader (C)" \
+		--hrm Benchmarks/Watch/floor/floor_launcher.py --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
+# D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
 bench-dbus:
 	$(SWIFT) build -c release --product dbus-bench $(SWIFT_BUILD_FLAGS)
 	dbus-run-session --config-file=Benchmarks/DBus/bus.conf -- \

@@ -173,13 +173,15 @@ def main():
     parser.add_argument("--sim", default=".build/release/hrm-sim")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--idle-seconds", type=float, default=60)
+    parser.add_argument("--label", default="hrm watch --json",
+                        help="what --hrm is, for the report (the floor reader: see floor/)")
     args = parser.parse_args()
     if args.inner:
         return inner(args)
 
-    print(f"hrm watch --json, 200 notifications/s for 10 s, {args.rounds} rounds:", flush=True)
+    print(f"{args.label}, 200 notifications/s for 10 s, {args.rounds} rounds:", flush=True)
     rows = streaming(args.hrm, args.sim, args.rounds)
-    print(f"hrm watch --json, 1 notification/s for {args.idle_seconds:.0f} s:", flush=True)
+    print(f"{args.label}, 1 notification/s for {args.idle_seconds:.0f} s:", flush=True)
     idle_pct = idle(args.hrm, args.sim, args.idle_seconds)
 
     medians = {key: statistics.median(r[key] for r in rows) for key in ("median_ms", "p99_ms", "cpu_us", "rss_mib")}
