@@ -101,4 +101,16 @@ import Testing
         #expect(result.status == 69)
         #expect(result.stderr.contains("no adapter 'hci7'"))
     }
+
+    /// Ctrl-C ends the scan early: discovery stopped, the devices found kept, exit 0.
+    @Test func sigtermEndsTheScanEarly() throws {
+        let log = WatchBinaryTests.temporary("scan-term.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let (result, secondsToExit) = try WatchBinaryTests.terminated(
+            "basic", ["scan", "--json", "--timeout", "30"], log: log, once: #""type":"device""#)
+        #expect(secondsToExit < 3.5, "stops at once, not after --timeout")
+        #expect(result.status == 0, "a monitor was found")
+        #expect(WatchBinaryTests.lines(result.stdout).first?["name"] as? String == "Polar H10 7E102030")
+        #expect(try WatchBinaryTests.calls(log).contains("StopDiscovery"))
+    }
 }

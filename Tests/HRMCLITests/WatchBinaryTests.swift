@@ -86,41 +86,63 @@ import Testing
         #expect(result.stderr.contains("no 'Garmin' found"))
     }
 
-    @Test func sigtermStopsCleanly() throws {
-        let log = Self.temporary("watch-term.jsonl")
-        let out = Self.temporary("watch-term.out")
-        defer {
-            try? FileManager.default.removeItem(atPath: log)
-            try? FileManager.default.removeItem(atPath: out)
-        }
+    /// `hrm ARGUMENTS` under hrm-sim, sent SIGTERM (through hrm-sim, which passes it on) once its
+    /// stdout holds `ready`, however long that took. Returns the result and how long hrm took to
+    /// exit after the signal.
+    static func terminated(
+        _ scenario: String, _ arguments: [String], log: String, once ready: String
+    ) throws -> (result: HRMProcess.Result, secondsToExit: Double) {
+        let out = temporary("terminated.out")
+        defer { try? FileManager.default.removeItem(atPath: out) }
         _ = FileManager.default.createFile(atPath: out, contents: nil)
         let process = Process()
-        let sim = HRMProcess.binary.deletingLastPathComponent().appendingPathComponent("hrm-sim")
-        process.executableURL = sim
-        process.arguments = [
-            "--scenario", "basic", "--log", log, "--", HRMProcess.binary.path, "watch", "--json", "Polar",
-        ]
+        process.executableURL = HRMProcess.binary.deletingLastPathComponent().appendingPathComponent(
+            "hrm-sim")
+        process.arguments = ["--scenario", scenario, "--log", log, "--", HRMProcess.binary.path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] =
-            FileManager.default.temporaryDirectory.path + "/hrm-state-\(UUID().uuidString)"
+        environment["XDG_STATE_HOME"] = temporary("hrm-state")
+        environment["NO_COLOR"] = "1"
         process.environment = environment
         try process.run()
-        // SIGTERM once hrm is streaming (the first measurement is out), however long that took.
-        let streaming = Date(timeIntervalSinceNow: 20)
-        while Date() < streaming,
-            !(try String(contentsOfFile: out, encoding: .utf8)).contains(#""type":"measurement""#)
-        {
+        let limit = Date(timeIntervalSinceNow: 20)
+        while Date() < limit, !(try String(contentsOfFile: out, encoding: .utf8)).contains(ready) {
             Thread.sleep(forTimeInterval: 0.05)
         }
         let stopAt = Date()
-        process.terminate()  // SIGTERM to hrm-sim, which passes it on to hrm
+        process.terminate()
         process.waitUntilExit()
-        #expect(Date().timeIntervalSince(stopAt) < 3.5, "stops within 3 s")
-        #expect(process.terminationStatus == 0)
+        let result = HRMProcess.Result(
+            status: process.terminationStatus, stdout: try String(contentsOfFile: out, encoding: .utf8),
+            stderr: "")
+        return (result, Date().timeIntervalSince(stopAt))
+    }
+
+    @Test func sigtermStopsCleanly() throws {
+        let log = Self.temporary("watch-term.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        // Once hrm is streaming (the first measurement is out).
+        let (result, secondsToExit) = try Self.terminated(
+            "basic", ["watch", "--json", "Polar"], log: log, once: #""type":"measurement""#)
+        #expect(secondsToExit < 3.5, "stops within 3 s")
+        #expect(result.status == 0)
         #expect(try Self.cleanup(log) == ["AcquireNotify", "acquire-released", "Disconnect"])
-        let events = Self.lines(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(Self.lines(result.stdout).last?["state"] as? String == "stopped")
+    }
+
+    /// Ctrl-C while hrm is still looking for the strap is a stop asked for: discovery stopped,
+    /// status `stopped`, exit 0; not "device not found".
+    @Test func sigtermWhileScanningStops() throws {
+        let log = Self.temporary("watch-term-scan.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let (result, secondsToExit) = try Self.terminated(
+            "basic", ["watch", "--json", "Garmin"], log: log, once: #""state":"scanning""#)
+        #expect(secondsToExit < 3.5, "stops within 3 s, not at the end of --scan-timeout")
+        #expect(result.status == 0)
+        let events = Self.lines(result.stdout)
+        #expect(events.map { $0["type"] as? String ?? "" } == ["status", "status"])
         #expect(events.last?["state"] as? String == "stopped")
+        #expect(try Self.calls(log).contains("StopDiscovery"))
     }
 }
 

@@ -11,6 +11,8 @@ public struct ScanCommand: AsyncParsableCommand {
             into a pipe it is one line per new device; with --json one JSON object per device \
             (see the README for the format).
 
+            Ctrl-C ends the scan early (discovery stopped, the devices found so far kept).
+
             Exit status: 0 when at least one monitor was found, 1 when none was, 69 when Bluetooth \
             is unavailable (bluetoothd not running, no adapter, adapter off), 77 when the D-Bus \
             policy denies access.
@@ -44,13 +46,26 @@ public struct ScanCommand: AsyncParsableCommand {
 
     public func run() async throws {
         StandardOutput.prepare()
-        let output = LineWriter()
-        let status = await scan(output: output)
-        output.flush()
+        let scan = Scan(json: json, all: all, timeout: timeout, adapter: adapter, powerOn: powerOn)
+        let status = await Interruption.cancelling {
+            let output = LineWriter()
+            let status = await scan.run(output: output)
+            output.flush()
+            return status
+        }
         if status != 0 { throw ExitCode(status) }
     }
+}
 
-    func scan(output: LineWriter) async -> Int32 {
+/// One `scan` run, with the command's choices as plain values.
+struct Scan: Sendable {
+    var json: Bool
+    var all: Bool
+    var timeout: Double
+    var adapter: String?
+    var powerOn: Bool
+
+    func run(output: LineWriter) async -> Int32 {
         let client: BlueZClient
         do {
             client = try await BlueZClient.connect()
@@ -82,17 +97,19 @@ public struct ScanCommand: AsyncParsableCommand {
                         output.line(text, flush: true)
                     }
                 case .tick:
-                    let elapsed = ContinuousClock.now - started
-                    let seconds =
-                        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                    if let text = table.tick(seconds) { output.line(text, flush: true) }
+                    if let text = table.tick(Self.seconds(ContinuousClock.now - started)) {
+                        output.line(text, flush: true)
+                    }
                 }
             }
-            if let text = table.tick(timeout) { output.line(text, flush: true) }
+            // The whole timeout, or less when Ctrl-C ended the scan.
+            let scanned = min(Self.seconds(ContinuousClock.now - started), timeout)
+            if let text = table.tick(scanned) { output.line(text, flush: true) }
             let found = seen.count
             if found == 0 {
+                let shown = MeasurementRendering.milliseconds((scanned * 10).rounded() / 10)
                 StandardOutput.diagnostic(
-                    "hrm scan: no \(all ? "Bluetooth LE device" : "heart-rate monitor") found in \(timeout) s"
+                    "hrm scan: no \(all ? "Bluetooth LE device" : "heart-rate monitor") found in \(shown) s"
                         + (all
                             ? ""
                             : "\n  hint: chest straps advertise only while worn, with moistened electrodes"))
@@ -104,6 +121,10 @@ public struct ScanCommand: AsyncParsableCommand {
         } catch {
             return Failure.report(BlueZError(.dbus, "\(error)"), command: "scan", json: json ? output : nil)
         }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     enum Update: Sendable {

@@ -1,6 +1,5 @@
 public import ArgumentParser
 import BlueZ
-import Dispatch
 import HeartRate
 
 #if canImport(Glibc)
@@ -70,18 +69,8 @@ public struct WatchCommand: AsyncParsableCommand {
         let options = WatchOptions(
             device: device, json: json, csv: csv, count: count, duration: duration, adapter: adapter,
             noReconnect: noReconnect, powerOn: powerOn, scanTimeout: scanTimeout)
-        let task = Task { await WatchSession(options: options).run() }
         // Ctrl-C and SIGTERM end the session cleanly: it stops notifications and disconnects.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            return source
-        }
-        let status = await task.value
-        sources.forEach { $0.cancel() }
+        let status = await Interruption.cancelling { await WatchSession(options: options).run() }
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -167,6 +156,11 @@ actor WatchSession {
             adapter = try await client.powerOn(adapter)
         }
         guard let target = try await findDevice(client, adapter) else {
+            if Task.isCancelled {
+                // Ctrl-C while looking: a stop asked for, not a device missing.
+                status(.stopped, nil, summary)
+                return 0
+            }
             let what = options.device.map { "'\($0)'" } ?? "heart-rate monitor"
             emit(
                 MonitorEvent(
