@@ -145,48 +145,67 @@ extension BlueZClient {
     /// characteristics in `require` exist. Retries the routine failures (InProgress,
     /// le-connection-abort-by-local) once Connected has gone false. Returns true when this call
     /// made the connection (so it is ours to disconnect).
+    ///
+    /// When a connection this call started fails, times out or is cancelled, it sends Disconnect
+    /// before it throws, as bleak does: bluetoothd keeps trying a pending LE connection otherwise,
+    /// and one that lost track of a link (`device_add_connection() ... is already connected` in
+    /// its log) answers every later Connect at once without ever setting Connected.
     public func connect(
         _ devicePath: String, require: [BluetoothUUID] = [], attempts: Int = 3,
         timeout: Duration = .seconds(20)
     ) async throws(BlueZError) -> Bool {
         let path = ObjectPath(stringLiteral: devicePath)
-        var madeIt = false
-        let alreadyConnected: Bool
         if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
-            alreadyConnected = true
-        } else {
-            alreadyConnected = false
+            try await awaitServices(path, require: require, timeout: timeout)
+            return false
         }
-        if !alreadyConnected {
-            var attempt = 0
-            while true {
-                attempt += 1
-                do throws(DBusError) {
-                    _ = try await connection.call(
-                        destination: Self.service, path: path, interface: "org.bluez.Device1",
-                        member: "Connect",
-                        timeout: timeout)
-                    madeIt = true
-                    break
-                } catch {
-                    let routine =
-                        error.name.rawValue == "org.bluez.Error.InProgress"
-                        || (error.name.rawValue == "org.bluez.Error.Failed"
-                            && error.message.contains("le-connection-abort-by-local"))
-                    guard routine, attempt < attempts else { throw BlueZError(error) }
-                    // Retry once Connected has gone false (it usually is already).
-                    _ = try? await wait("Connected to go false", timeout: .seconds(3)) {
-                        (mirror) -> WaitOutcome<Bool> in
-                        if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"]
-                        {
-                            return .pending
-                        }
-                        return .done(true)
+        do {
+            try await requestConnection(path, attempts: attempts, timeout: timeout)
+            try await awaitServices(path, require: require, timeout: timeout)
+            return true
+        } catch {
+            // Sent from a task of its own: a cancelled caller's calls are not sent.
+            await Task { try? await self.disconnect(devicePath, timeout: .seconds(5)) }.value
+            throw error
+        }
+    }
+
+    /// Device1.Connect, retrying the routine failures.
+    private func requestConnection(_ path: ObjectPath, attempts: Int, timeout: Duration)
+        async throws(BlueZError)
+    {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(DBusError) {
+                _ = try await connection.call(
+                    destination: Self.service, path: path, interface: "org.bluez.Device1", member: "Connect",
+                    timeout: timeout)
+                return
+            } catch {
+                let routine =
+                    error.name.rawValue == "org.bluez.Error.InProgress"
+                    || (error.name.rawValue == "org.bluez.Error.Failed"
+                        && error.message.contains("le-connection-abort-by-local"))
+                guard routine, attempt < attempts else { throw BlueZError(error) }
+                // Retry once Connected has gone false (it usually is already).
+                _ = try? await wait("Connected to go false", timeout: .seconds(3)) {
+                    (mirror) -> WaitOutcome<Bool> in
+                    if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
+                        return .pending
                     }
-                    try? await Task.sleep(for: .milliseconds(250))
+                    return .done(true)
                 }
+                try? await Task.sleep(for: .milliseconds(250))
             }
         }
+    }
+
+    /// Waits for Connected, then ServicesResolved and the characteristics in `require`, then lets
+    /// the GATT objects settle.
+    private func awaitServices(_ path: ObjectPath, require: [BluetoothUUID], timeout: Duration)
+        async throws(BlueZError)
+    {
         // Connected=true usually follows Connect's reply; then ServicesResolved, raced against
         // Connected=false and removal; then the GATT objects, which often arrive after
         // ServicesResolved.
@@ -219,14 +238,13 @@ extension BlueZClient {
         }
         // bluetoothd exports the GATT objects one signal at a time: let the set settle (no new
         // characteristic for 150 ms, 1.5 s at most) so that optional ones are there too.
-        var known = characteristics(of: devicePath).count
+        var known = characteristics(of: path.rawValue).count
         for _ in 0..<10 {
             try? await Task.sleep(for: .milliseconds(150))
-            let now = characteristics(of: devicePath).count
+            let now = characteristics(of: path.rawValue).count
             if now == known { break }
             known = now
         }
-        return madeIt
     }
 
     /// Disconnects and waits for Connected=false, which bluetoothd sends after the reply.

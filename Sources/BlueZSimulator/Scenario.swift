@@ -138,9 +138,20 @@ public struct Scenario: Codable, Sendable, Equatable {
         }
     }
 
+    /// How one Connect() fails: with a D-Bus error (`error`, `message`), or by a `stall`: the
+    /// call answers at once but the link never comes up, and every later Connect does the same
+    /// until a Disconnect. That is bluetoothd once it has lost track of a link (its log says
+    /// `device_add_connection() ... is already connected`), seen in the real BlueZ lab.
     public struct DBusFailure: Codable, Sendable, Equatable {
-        public var error: String
+        public var error: String = ""
         public var message: String = ""
+        public var stall: Bool = false
+
+        public init(error: String = "", message: String = "", stall: Bool = false) {
+            self.error = error
+            self.message = message
+            self.stall = stall
+        }
     }
 
     public struct Event: Codable, Sendable, Equatable {
@@ -264,11 +275,12 @@ extension Scenario.HeartRateStream {
 }
 
 extension Scenario.DBusFailure {
-    private enum CodingKeys: String, CodingKey { case error, message }
+    private enum CodingKeys: String, CodingKey { case error, message, stall }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        error = try c.decode(String.self, forKey: .error)
+        stall = try c.decodeIfPresent(Bool.self, forKey: .stall) ?? false
+        error = try c.decodeIfPresent(String.self, forKey: .error) ?? ""
         message = try c.decodeIfPresent(String.self, forKey: .message) ?? ""
     }
 }

@@ -80,9 +80,13 @@ extension Scenario {
                 }
             }
             for (j, failure) in device.connectFailures.enumerated() {
-                check(
-                    failure.error.split(separator: ".").count >= 2,
-                    "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name")
+                if failure.stall {
+                    check(failure.error.isEmpty, "\(path).connectFailures[\(j)]: a stall has no error")
+                } else {
+                    check(
+                        failure.error.split(separator: ".").count >= 2,
+                        "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name")
+                }
             }
             problems += device.heartRate.problems(at: "\(path).heartRate")
         }

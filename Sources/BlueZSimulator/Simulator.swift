@@ -61,6 +61,8 @@ public actor Simulator {
         var servicesResolved = false
         var gattExported = false
         var failuresLeft: [Scenario.DBusFailure]
+        /// A `stall` happened: Connect answers without connecting until a Disconnect.
+        var stalled = false
         var lastSeen = 0.0
         var nextReport = 0.0
         /// Notifications sent to a client (by socket or signal), for drops tied to the stream.
@@ -466,9 +468,14 @@ public actor Simulator {
         let path = call.path
         guard let device = devices[path], device.exported else { throw BlueZError.doesNotExist }
         guard adapters[device.adapter]?.powered == true else { throw BlueZError.notReady }
-        if device.connected { return [] }
+        if device.connected || device.stalled { return [] }
         if let failure = device.failuresLeft.first {
             devices[path]?.failuresLeft.removeFirst()
+            if failure.stall {
+                devices[path]?.stalled = true
+                log.record("connect-stalled", ["path": path.rawValue])
+                return []
+            }
             try await Task.sleep(for: .seconds(timing.connectReply))
             throw DBusError(name: ErrorName(stringLiteral: failure.error), message: failure.message)
         }
@@ -535,6 +542,10 @@ public actor Simulator {
     func disconnectCall(_ call: MethodCall) async throws -> [Value] {
         let path = call.path
         guard devices[path]?.exported == true else { throw BlueZError.doesNotExist }
+        if devices[path]?.stalled == true {
+            devices[path]?.stalled = false
+            log.record("stall-cleared", ["path": path.rawValue])
+        }
         guard devices[path]?.connected == true else { return [] }
         await disconnect(path, reason: "local", call: call)
         return []

@@ -62,7 +62,8 @@ import Testing
             {"adapters":[{"name":"hci0"},{"name":"hci0","address":"nope"}],
              "devices":[{"address":"AA:BB:CC:DD:EE:FG","adapter":"hci9","uuids":["18x"],"mtu":5,
                          "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"},
-                         "drops":[{"at":1,"afterNotifications":3,"for":2},{"for":2},{"afterNotifications":0,"for":0}]}],
+                         "drops":[{"at":1,"afterNotifications":3,"for":2},{"for":2},{"afterNotifications":0,"for":0}],
+                         "connectFailures":[{"stall":true,"error":"org.bluez.Error.Failed"},{"error":"nope"}]}],
              "events":[{"at":1,"type":"explode"}]}
             """#
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
@@ -81,6 +82,8 @@ import Testing
                 "devices[0].drops[1]: needs one of at and afterNotifications",
                 "devices[0].drops[2].afterNotifications: needs to be 1 or more",
                 "devices[0].drops[2].for: needs to be above 0",
+                "devices[0].connectFailures[0]: a stall has no error",
+                "devices[0].connectFailures[1].error: 'nope' is not an error name",
             ] {
                 #expect(text.contains(expected), "\(expected) in \(text)")
             }

@@ -1,4 +1,5 @@
 import BlueZSimulator
+import Foundation
 import HeartRate
 import Testing
 
@@ -74,6 +75,39 @@ import Testing
             let strap = try #require(await client.device(BluetoothAddress("D2:4B:7E:10:20:34")!, on: adapter))
             #expect(try await client.connect(strap.path, require: [Self.hr]))
         }
+    }
+
+    /// bluetoothd can lose track of a link: Connect answers, Connected never follows, and every
+    /// later Connect does the same. A connection attempt that times out is cancelled with
+    /// Disconnect, so the next one starts afresh and connects.
+    @Test func aStalledConnectionIsCancelledSoTheNextAttemptConnects() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let adjust: (inout Scenario) -> Void = { scenario in
+            Self.known(&scenario)
+            scenario.devices[0].connectFailures = [Scenario.DBusFailure(stall: true)]
+        }
+        try await BlueZClientTests.withClient("connect-abort", adjust: adjust, log: log) { client, _ in
+            let adapter = try await client.selectAdapter()
+            let strap = try #require(await client.device(BluetoothAddress("D2:4B:7E:10:20:34")!, on: adapter))
+            do {
+                _ = try await client.connect(strap.path, require: [Self.hr], timeout: .seconds(1))
+                Issue.record("the stalled connection was reported as made")
+            } catch let error as BlueZError {
+                #expect(error.code == .timeout)
+            }
+            #expect(try await client.connect(strap.path, require: [Self.hr]))
+        }
+        let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
+            line -> String? in
+            let entry = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return entry?["event"] as? String == "call"
+                ? entry?["member"] as? String : entry?["event"] as? String
+        }
+        let order = events.filter {
+            ["connect-stalled", "Disconnect", "stall-cleared", "state"].contains($0)
+        }
+        #expect(order == ["connect-stalled", "Disconnect", "stall-cleared", "state"])
     }
 
     @Test func notificationStreamEndsWhenTheLinkDrops() async throws {
