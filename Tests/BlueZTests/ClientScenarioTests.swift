@@ -38,7 +38,11 @@ import Testing
     @Test func batteryLevelsFollowBattery1() async throws {
         try await BlueZClientTests.withClient(
             "basic",
-            adjust: { $0.devices[0].known = true }
+            // The level changes when the test says so, not at the scenario's 8 s.
+            adjust: {
+                $0.devices[0].known = true
+                $0.events = []
+            }
         ) { client, simulator in
             let strap = try await Self.strap(client, "D2:4B:7E:10:20:30")
             let levels = await client.batteryLevels(strap.path)
@@ -103,7 +107,11 @@ import Testing
     @Test func aReadIsNotANotification() async throws {
         try await BlueZClientTests.withClient(
             "basic",
-            adjust: { $0.devices[0].known = true }
+            // The level changes when the test says so, not at the scenario's 8 s.
+            adjust: {
+                $0.devices[0].known = true
+                $0.events = []
+            }
         ) { client, simulator in
             let strap = try await Self.strap(client, "D2:4B:7E:10:20:30")
             _ = try await client.connect(strap.path, require: [BluetoothUUID(0x2A19)])

@@ -27,15 +27,17 @@ struct HRMProcess {
     /// With `shell`, hrm-sim runs that bash script instead (pipes, two hrm at once).
     static func runUnderSim(
         _ scenario: String, _ arguments: [String], log: String? = nil, shell: String? = nil
-    ) throws -> Result {
+    ) async throws -> Result {
         let sim = binary.deletingLastPathComponent().appendingPathComponent("hrm-sim").path
         var simArguments = ["--scenario", scenario]
         if let log { simArguments += ["--log", log] }
         let command = shell.map { ["/bin/bash", "-c", $0] } ?? [binary.path] + arguments
-        return try run(simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim))
+        return try await run(simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim))
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary) throws -> Result {
+    static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary) async throws
+        -> Result
+    {
         // Output goes to files rather than pipes: nothing can block however much the child prints.
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("hrm-test-\(UUID().uuidString)")
@@ -58,13 +60,28 @@ struct HRMProcess {
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
+        let exited = exit(of: process)
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        await exited.wait()
         return Result(
             status: process.terminationStatus,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+
+    /// Call before `process.run()`; `wait()` then returns once it has exited, without holding a
+    /// thread: a test blocked in waitUntilExit holds one of the two threads Swift's cooperative
+    /// pool has on a 2-core machine, and starves the in-process tests (and simulators) beside it.
+    static func exit(of process: Process) -> Exit {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in continuation.finish() }
+        return Exit(stream: stream)
+    }
+
+    struct Exit {
+        let stream: AsyncStream<Void>
+        func wait() async { for await _ in stream {} }
     }
 }

@@ -3,8 +3,8 @@ import Testing
 
 /// `hrm scan` as a built binary against the simulated BlueZ.
 @Suite struct ScanBinaryTests {
-    @Test func listsMonitorsOnly() throws {
-        let result = try HRMProcess.runUnderSim("two-straps", ["scan", "--timeout", "1.5"])
+    @Test func listsMonitorsOnly() async throws {
+        let result = try await HRMProcess.runUnderSim("two-straps", ["scan", "--timeout", "1.5"])
         #expect(result.status == 0)
         #expect(result.stdoutLines.count == 2)
         #expect(result.stdout.contains("C0:FF:EE:00:00:01   -49 dBm  HRM-Pro:123456"))
@@ -12,8 +12,8 @@ import Testing
         #expect(!result.stdout.contains("KICKR"), "a bike computer is not a heart-rate monitor")
     }
 
-    @Test func jsonAndAll() throws {
-        let result = try HRMProcess.runUnderSim(
+    @Test func jsonAndAll() async throws {
+        let result = try await HRMProcess.runUnderSim(
             "two-straps", ["scan", "--json", "--all", "--timeout", "1.5"])
         #expect(result.status == 0)
         #expect(result.stdoutLines.count == 3)
@@ -28,8 +28,8 @@ import Testing
         #expect(result.stdout.contains(#""name":"KICKR BIKE","rssi":-40,"services":["1826","1818"]"#))
     }
 
-    @Test func unknownRSSIIsNull() throws {
-        let result = try HRMProcess.runUnderSim(
+    @Test func unknownRSSIIsNull() async throws {
+        let result = try await HRMProcess.runUnderSim(
             "lab", ["scan", "--json", "--adapter", "hci0", "--timeout", "1"])
         #expect(result.status == 0)
         #expect(result.stdout.contains(#""name":"Lab HRM","rssi":null,"services":["180d","180f"]"#))
@@ -39,8 +39,8 @@ import Testing
         ("adapter-off", Int32(69), "--power-on"), ("no-adapter", 69, "no Bluetooth adapter"),
         ("no-bluetoothd", 69, "bluetoothd is not running"), ("access-denied", 77, "'bluetooth' group"),
     ])
-    func unavailableBluetooth(scenario: String, status: Int32, message: String) throws {
-        let result = try HRMProcess.runUnderSim(scenario, ["scan", "--timeout", "1"])
+    func unavailableBluetooth(scenario: String, status: Int32, message: String) async throws {
+        let result = try await HRMProcess.runUnderSim(scenario, ["scan", "--timeout", "1"])
         #expect(result.status == status)
         #expect(result.stderr.contains(message))
         #expect(result.stdout.isEmpty)
@@ -48,9 +48,9 @@ import Testing
 
     /// On a terminal (a pty from `script`): a table redrawn in place, strongest first, under a
     /// timer that advances while nothing new is found.
-    @Test func liveTableWithATimerOnATerminal() throws {
+    @Test func liveTableWithATimerOnATerminal() async throws {
         let hrm = HRMProcess.binary.path
-        let result = try HRMProcess.runUnderSim(
+        let result = try await HRMProcess.runUnderSim(
             "two-straps", [], shell: "script -qec '\(hrm) scan --timeout 2' /dev/null")
         #expect(result.status == 0, "\(result.stderr)")
         let screen = result.stdout.replacingOccurrences(of: "\r", with: "")
@@ -66,20 +66,21 @@ import Testing
         #expect(pro.lowerBound < tickr.lowerBound, "sorted by signal: -49 dBm before -71 dBm")
     }
 
-    @Test func jsonErrorEvent() throws {
-        let result = try HRMProcess.runUnderSim("no-bluetoothd", ["scan", "--json", "--timeout", "1"])
+    @Test func jsonErrorEvent() async throws {
+        let result = try await HRMProcess.runUnderSim("no-bluetoothd", ["scan", "--json", "--timeout", "1"])
         #expect(result.status == 69)
         #expect(result.stdout.hasPrefix(#"{"type":"error","time":"#))
         #expect(result.stdout.contains(#""code":"bluetoothd_not_running""#))
     }
 
-    @Test func powerOnWhenAsked() throws {
-        let result = try HRMProcess.runUnderSim("adapter-off", ["scan", "--power-on", "--timeout", "1"])
+    @Test func powerOnWhenAsked() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "adapter-off", ["scan", "--power-on", "--timeout", "1"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Polar H10 7E102030"))
     }
 
-    @Test func noneFoundExitsOneWithAHint() throws {
+    @Test func noneFoundExitsOneWithAHint() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "bike-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -88,25 +89,25 @@ import Testing
                 .utf8
         )
         .write(to: file)
-        let none = try HRMProcess.runUnderSim(file.path, ["scan", "--timeout", "1"])
+        let none = try await HRMProcess.runUnderSim(file.path, ["scan", "--timeout", "1"])
         #expect(none.status == 1)
         #expect(none.stdout.isEmpty)
         #expect(none.stderr.contains("no heart-rate monitor found"))
         #expect(none.stderr.contains("moistened electrodes"))
     }
 
-    @Test func unknownAdapter() throws {
-        let result = try HRMProcess.runUnderSim(
+    @Test func unknownAdapter() async throws {
+        let result = try await HRMProcess.runUnderSim(
             "two-straps", ["scan", "--timeout", "1", "--adapter", "hci7"])
         #expect(result.status == 69)
         #expect(result.stderr.contains("no adapter 'hci7'"))
     }
 
     /// Ctrl-C ends the scan early: discovery stopped, the devices found kept, exit 0.
-    @Test func sigtermEndsTheScanEarly() throws {
+    @Test func sigtermEndsTheScanEarly() async throws {
         let log = WatchBinaryTests.temporary("scan-term.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let (result, secondsToExit) = try WatchBinaryTests.terminated(
+        let (result, secondsToExit) = try await WatchBinaryTests.terminated(
             "basic", ["scan", "--json", "--timeout", "30"], log: log, once: #""type":"device""#)
         #expect(secondsToExit < 3.5, "stops at once, not after --timeout")
         #expect(result.status == 0, "a monitor was found")

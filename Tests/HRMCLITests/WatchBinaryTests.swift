@@ -33,10 +33,10 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
     }
 
-    @Test func basicStreamAsJSONLines() throws {
+    @Test func basicStreamAsJSONLines() async throws {
         let log = Self.temporary("watch-basic.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let result = try HRMProcess.runUnderSim(
+        let result = try await HRMProcess.runUnderSim(
             "basic", ["watch", "--json", "--count", "3", "Polar"], log: log)
         #expect(result.status == 0)
         let events = Self.lines(result.stdout)
@@ -58,8 +58,8 @@ import Testing
         #expect(try Self.cleanup(log) == ["AcquireNotify", "acquire-released", "Disconnect"])
     }
 
-    @Test func malformedFramesAreReportedAndTheRunGoesOn() throws {
-        let result = try HRMProcess.runUnderSim(
+    @Test func malformedFramesAreReportedAndTheRunGoesOn() async throws {
+        let result = try await HRMProcess.runUnderSim(
             "malformed", ["watch", "--json", "--count", "4", "D2:4B:7E:10:20:33"])
         #expect(result.status == 0)
         let errors = Self.lines(result.stdout).filter { $0["type"] as? String == "error" }
@@ -71,8 +71,8 @@ import Testing
         #expect(Self.lines(result.stdout).filter { $0["type"] as? String == "measurement" }.count == 4)
     }
 
-    @Test func csvHasAHeaderAndRows() throws {
-        let result = try HRMProcess.runUnderSim(
+    @Test func csvHasAHeaderAndRows() async throws {
+        let result = try await HRMProcess.runUnderSim(
             "uint16-energy", ["watch", "--csv", "--count", "2", "Energy"])
         #expect(result.status == 0)
         #expect(result.stdoutLines.first == "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format")
@@ -80,18 +80,18 @@ import Testing
         #expect(result.stdoutLines[1].hasSuffix(",uint16"))
     }
 
-    @Test func unknownDeviceIsNotFound() throws {
-        let result = try HRMProcess.runUnderSim("basic", ["watch", "--scan-timeout", "1", "Garmin"])
+    @Test func unknownDeviceIsNotFound() async throws {
+        let result = try await HRMProcess.runUnderSim("basic", ["watch", "--scan-timeout", "1", "Garmin"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no 'Garmin' found"))
     }
 
     /// `hrm ARGUMENTS` under hrm-sim, sent SIGTERM (through hrm-sim, which passes it on) once its
-    /// stdout holds `ready`, however long that took. Returns the result and how long hrm took to
-    /// exit after the signal.
+    /// stdout holds `ready` (and the simulator's log `logged`), however long that took. Returns
+    /// the result and how long hrm took to exit after the signal.
     static func terminated(
-        _ scenario: String, _ arguments: [String], log: String, once ready: String
-    ) throws -> (result: HRMProcess.Result, secondsToExit: Double) {
+        _ scenario: String, _ arguments: [String], log: String, once ready: String, logged: String? = nil
+    ) async throws -> (result: HRMProcess.Result, secondsToExit: Double) {
         let out = temporary("terminated.out")
         defer { try? FileManager.default.removeItem(atPath: out) }
         _ = FileManager.default.createFile(atPath: out, contents: nil)
@@ -104,25 +104,29 @@ import Testing
         environment["XDG_STATE_HOME"] = temporary("hrm-state")
         environment["NO_COLOR"] = "1"
         process.environment = environment
+        let exited = HRMProcess.exit(of: process)
         try process.run()
         let limit = Date(timeIntervalSinceNow: 20)
-        while Date() < limit, !(try String(contentsOfFile: out, encoding: .utf8)).contains(ready) {
-            Thread.sleep(forTimeInterval: 0.05)
+        func contents(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        while Date() < limit,
+            !contents(out).contains(ready) || !(logged.map { contents(log).contains($0) } ?? true)
+        {
+            try await Task.sleep(for: .milliseconds(50))
         }
         let stopAt = Date()
         process.terminate()
-        process.waitUntilExit()
+        await exited.wait()
         let result = HRMProcess.Result(
             status: process.terminationStatus, stdout: try String(contentsOfFile: out, encoding: .utf8),
             stderr: "")
         return (result, Date().timeIntervalSince(stopAt))
     }
 
-    @Test func sigtermStopsCleanly() throws {
+    @Test func sigtermStopsCleanly() async throws {
         let log = Self.temporary("watch-term.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
         // Once hrm is streaming (the first measurement is out).
-        let (result, secondsToExit) = try Self.terminated(
+        let (result, secondsToExit) = try await Self.terminated(
             "basic", ["watch", "--json", "Polar"], log: log, once: #""type":"measurement""#)
         #expect(secondsToExit < 3.5, "stops within 3 s")
         #expect(result.status == 0)
@@ -130,12 +134,35 @@ import Testing
         #expect(Self.lines(result.stdout).last?["state"] as? String == "stopped")
     }
 
+    /// Ctrl-C while a connection is pending (bluetoothd answered Connect, the link never came):
+    /// hrm cancels it with Disconnect, so the strap is not left to connect after hrm has gone.
+    @Test func sigtermWhileConnectingCancelsTheConnection() async throws {
+        let log = Self.temporary("watch-term-connect.jsonl")
+        let scenario = Self.temporary("stall.json")
+        defer {
+            try? FileManager.default.removeItem(atPath: log)
+            try? FileManager.default.removeItem(atPath: scenario)
+        }
+        try #"""
+        {"devices": [{"address": "D2:4B:7E:10:20:30", "name": "Polar H10", "uuids": ["180d"], "known": true,
+                      "connectFailures": [{"stall": true}]}]}
+        """#.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let (result, secondsToExit) = try await Self.terminated(
+            scenario, ["watch", "--json", "Polar"], log: log, once: #""state":"connecting""#,
+            logged: "connect-stalled")
+        #expect(secondsToExit < 3.5)
+        #expect(result.status == 0)
+        #expect(Self.lines(result.stdout).last?["state"] as? String == "stopped")
+        let calls = try Self.calls(log)
+        #expect(calls.last == "Disconnect", "\(calls)")
+    }
+
     /// Ctrl-C while hrm is still looking for the strap is a stop asked for: discovery stopped,
     /// status `stopped`, exit 0; not "device not found".
-    @Test func sigtermWhileScanningStops() throws {
+    @Test func sigtermWhileScanningStops() async throws {
         let log = Self.temporary("watch-term-scan.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let (result, secondsToExit) = try Self.terminated(
+        let (result, secondsToExit) = try await Self.terminated(
             "basic", ["watch", "--json", "Garmin"], log: log, once: #""state":"scanning""#)
         #expect(secondsToExit < 3.5, "stops within 3 s, not at the end of --scan-timeout")
         #expect(result.status == 0)
@@ -147,10 +174,10 @@ import Testing
 }
 
 @Suite struct ResetEnergyBinaryTests {
-    @Test func writesOneToTheControlPoint() throws {
+    @Test func writesOneToTheControlPoint() async throws {
         let log = WatchBinaryTests.temporary("reset.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let result = try HRMProcess.runUnderSim("uint16-energy", ["reset-energy", "Energy"], log: log)
+        let result = try await HRMProcess.runUnderSim("uint16-energy", ["reset-energy", "Energy"], log: log)
         #expect(result.status == 0)
         #expect(result.stdout.contains("energy expended reset on Energy Strap (D2:4B:7E:10:20:31)"))
         let entries = WatchBinaryTests.lines(try String(contentsOfFile: log, encoding: .utf8))

@@ -20,8 +20,9 @@ import Testing
         ("hrm-pro", "C0:FF:EE:00:00:01", "HRM-Pro:123456"),
         ("tickr", "C0:FF:EE:00:00:02", "TICKR 1A2B"),
     ])
-    func choosesAStrapByAddressOrName(wanted: String, address: String, name: String) throws {
-        let result = try HRMProcess.runUnderSim("two-straps", ["watch", "--json", "--count", "2", wanted])
+    func choosesAStrapByAddressOrName(wanted: String, address: String, name: String) async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "two-straps", ["watch", "--json", "--count", "2", wanted])
         #expect(result.status == 0, "\(result.stderr)")
         let events = Self.events(result.stdout)
         let info = events.first { $0["type"] as? String == "info" }
@@ -30,8 +31,8 @@ import Testing
         for event in events.dropFirst() { #expect(event["device"] as? String == address) }
     }
 
-    @Test func withoutADeviceTheStrongestMonitorIsChosen() throws {
-        let result = try HRMProcess.runUnderSim("two-straps", ["watch", "--json", "--count", "1"])
+    @Test func withoutADeviceTheStrongestMonitorIsChosen() async throws {
+        let result = try await HRMProcess.runUnderSim("two-straps", ["watch", "--json", "--count", "1"])
         #expect(result.status == 0, "\(result.stderr)")
         let info = Self.events(result.stdout).first { $0["type"] as? String == "info" }
         #expect(info?["device"] as? String == "C0:FF:EE:00:00:01", "the Garmin has the strongest signal")
@@ -43,30 +44,31 @@ import Testing
         ("no-bluetoothd", 69, "bluetoothd_not_running", "bluetoothd is not running"),
         ("access-denied", 77, "access_denied", "'bluetooth' group"),
     ])
-    func unavailableBluetooth(scenario: String, status: Int32, code: String, message: String) throws {
-        let text = try HRMProcess.runUnderSim(scenario, ["watch", "--scan-timeout", "1", "Polar"])
+    func unavailableBluetooth(scenario: String, status: Int32, code: String, message: String) async throws {
+        let text = try await HRMProcess.runUnderSim(scenario, ["watch", "--scan-timeout", "1", "Polar"])
         #expect(text.status == status)
         #expect(text.stderr.contains(message), "\(text.stderr)")
         #expect(text.stdout.isEmpty)
 
-        let json = try HRMProcess.runUnderSim(scenario, ["watch", "--json", "--scan-timeout", "1", "Polar"])
+        let json = try await HRMProcess.runUnderSim(
+            scenario, ["watch", "--json", "--scan-timeout", "1", "Polar"])
         #expect(json.status == status)
         let error = Self.events(json.stdout).last
         #expect(error?["type"] as? String == "error")
         #expect(error?["code"] as? String == code)
     }
 
-    @Test func powerOnWhenAsked() throws {
-        let result = try HRMProcess.runUnderSim(
+    @Test func powerOnWhenAsked() async throws {
+        let result = try await HRMProcess.runUnderSim(
             "adapter-off", ["watch", "--json", "--power-on", "--count", "1", "Polar"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Self.measurements(result.stdout).count == 1)
     }
 
-    @Test func aConnectThatAbortsOnceIsRetried() throws {
+    @Test func aConnectThatAbortsOnceIsRetried() async throws {
         let log = WatchBinaryTests.temporary("abort.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let result = try HRMProcess.runUnderSim(
+        let result = try await HRMProcess.runUnderSim(
             "connect-abort", ["watch", "--json", "--count", "2", "Shy"], log: log)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Self.measurements(result.stdout).count == 2)
@@ -85,10 +87,10 @@ import Testing
     /// notification sent is printed once, and the stream is back within 1 s of the strap being
     /// reachable again.
     @Test(arguments: ["drops", "drops-nocache"])
-    func dropAndReconnectLoseNothing(scenario: String) throws {
+    func dropAndReconnectLoseNothing(scenario: String) async throws {
         let log = WatchBinaryTests.temporary("\(scenario).jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let result = try HRMProcess.runUnderSim(
+        let result = try await HRMProcess.runUnderSim(
             scenario, ["watch", "--json", "--count", "14", "Flaky"], log: log)
         #expect(result.status == 0, "\(result.stderr)")
         let states = Self.events(result.stdout).compactMap { $0["state"] as? String }
@@ -115,10 +117,10 @@ import Testing
 
     /// The adapter goes off at 6 s and on at 9 s; bluetoothd restarts at 15 s for 2 s. Once
     /// watching, both are pauses: hrm keeps trying and streams again after each.
-    @Test func adapterPowerCycleAndBluetoothdRestartArePauses() throws {
+    @Test func adapterPowerCycleAndBluetoothdRestartArePauses() async throws {
         let log = WatchBinaryTests.temporary("power-cycle.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let result = try HRMProcess.runUnderSim(
+        let result = try await HRMProcess.runUnderSim(
             "power-cycle", ["watch", "--json", "--duration", "21"], log: log)
         #expect(result.status == 0, "\(result.stderr)")
         let states = Self.events(result.stdout).compactMap { $0["state"] as? String }
@@ -135,7 +137,7 @@ import Testing
             (resumed ?? 99) < 18.5, "streaming again within 1.5 s of bluetoothd's return: \(resumed ?? -1)")
     }
 
-    @Test func energyResetWhileWatching() throws {
+    @Test func energyResetWhileWatching() async throws {
         let hrm = HRMProcess.binary.path
         let script = """
             \(hrm) watch --json --count 6 Energy > "$OUT" &
@@ -148,7 +150,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("watch.out").path
-        let result = try HRMProcess.runUnderSim("uint16-energy", [], shell: "OUT=\(out); " + script)
+        let result = try await HRMProcess.runUnderSim("uint16-energy", [], shell: "OUT=\(out); " + script)
         #expect(result.status == 0, "\(result.stderr)")
         let printed = Self.measurements(try String(contentsOfFile: out, encoding: .utf8))
         #expect(printed.allSatisfy { $0["format"] as? String == "uint16" })
@@ -157,11 +159,11 @@ import Testing
         #expect(energy.last.map { $0 < 100 } == true, "reset to 0 and counting again: \(energy)")
     }
 
-    @Test func aClosedPipeStopsCleanly() throws {
+    @Test func aClosedPipeStopsCleanly() async throws {
         let log = WatchBinaryTests.temporary("head.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let hrm = HRMProcess.binary.path
-        let result = try HRMProcess.runUnderSim(
+        let result = try await HRMProcess.runUnderSim(
             "basic", [], log: log,
             shell: "set -o pipefail; \(hrm) watch --json Polar | head -5")
         #expect(result.status == 0, "hrm exits 0 when the reader goes: \(result.stderr)")
