@@ -8,17 +8,19 @@ HRM=${HRM:-.build/debug/hrm}
 STRAP=/org/bluez/hci0/dev_00_AA_01_01_00_01
 
 echo "== scan"
-$HRM scan --json --adapter hci0 --timeout 5
+# Under emulation a loaded host slows the guest: room to see the advertisement.
+$HRM scan --json --adapter hci0 --timeout 10
 echo "scan-status $?"
 
 echo "== watch"
-timeout 60 $HRM watch --json --count 3 --adapter hci0 "Lab HRM"
+timeout 90 $HRM watch --json --count 3 --adapter hci0 --scan-timeout 30 "Lab HRM"
 echo "watch-status $?"
 
 echo "== ctrl-c"
-$HRM watch --json --adapter hci0 "Lab HRM" > /tmp/ctrl-c.jsonl &
+$HRM watch --json --adapter hci0 --scan-timeout 30 "Lab HRM" > /tmp/ctrl-c.jsonl &
 pid=$!
-sleep 6
+# Ctrl-C once it streams (at most 60 s of waiting), however slow the guest is today.
+for _ in $(seq 600); do grep -q '"type":"measurement"' /tmp/ctrl-c.jsonl && break; sleep 0.1; done
 kill -INT $pid
 wait $pid
 echo "ctrl-c-status $?"
