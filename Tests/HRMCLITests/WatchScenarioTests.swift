@@ -38,6 +38,27 @@ import Testing
         #expect(info?["device"] as? String == "C0:FF:EE:00:00:01", "the Garmin has the strongest signal")
     }
 
+    /// The strongest monitor is chosen after 3 s even when bluetoothd reports nothing more about
+    /// it (a strap without RSSI): not at the end of --scan-timeout.
+    @Test func theStrongestIsChosenWithoutFurtherReports() async throws {
+        let scenario = WatchBinaryTests.temporary("quiet.json")
+        defer { try? FileManager.default.removeItem(atPath: scenario) }
+        try #"{"devices": [{"address": "D2:4B:7E:10:20:30", "name": "Quiet Strap", "uuids": ["180d"]}]}"#
+            .write(toFile: scenario, atomically: true, encoding: .utf8)
+        let result = try await HRMProcess.runUnderSim(
+            scenario, ["watch", "--json", "--count", "1", "--scan-timeout", "30"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func time(_ state: String) -> Date? {
+            Self.events(result.stdout).first { $0["state"] as? String == state }
+                .flatMap { $0["time"] as? String }.flatMap(format.date(from:))
+        }
+        let scanning = try #require(time("scanning"))
+        let connecting = try #require(time("connecting"))
+        #expect(connecting.timeIntervalSince(scanning) < 10, "chosen after about 3 s, not after 30")
+    }
+
     @Test(arguments: [
         ("adapter-off", Int32(69), "adapter_powered_off", "--power-on"),
         ("no-adapter", 69, "no_adapter", "no Bluetooth adapter"),

@@ -87,9 +87,11 @@ struct Scan: Sendable {
             var table = ScanTable(live: live, timeout: timeout)
             var seen = Set<BluetoothAddress>()
             let started = ContinuousClock.now
-            for await update in Self.updates(stream, ticking: live).until(started + .seconds(timeout)) {
+            // A live table's timer is redrawn twice a second, devices or not.
+            let updates = stream.ticking(every: live ? .milliseconds(500) : nil)
+            for await update in updates.until(started + .seconds(timeout)) {
                 switch update {
-                case .device(let device):
+                case .element(let device):
                     let isNew = seen.insert(device.address).inserted
                     if json {
                         if isNew { output.line(MonitorEventJSON.line(ScanTable.event(device)), flush: true) }
@@ -125,31 +127,5 @@ struct Scan: Sendable {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    enum Update: Sendable {
-        case device(DiscoveredDevice)
-        /// Time to redraw the live table's timer.
-        case tick
-    }
-
-    /// The devices as they report and, for a live table, a tick every half second.
-    static func updates(_ devices: AsyncStream<DiscoveredDevice>, ticking: Bool) -> AsyncStream<Update> {
-        let (updates, continuation) = AsyncStream.makeStream(of: Update.self)
-        let relay = Task {
-            for await device in devices { continuation.yield(.device(device)) }
-            continuation.finish()
-        }
-        let ticker = Task {
-            while ticking && !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
-                continuation.yield(.tick)
-            }
-        }
-        continuation.onTermination = { _ in
-            relay.cancel()
-            ticker.cancel()
-        }
-        return updates
     }
 }

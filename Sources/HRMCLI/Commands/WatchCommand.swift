@@ -335,18 +335,23 @@ actor WatchSession {
         let limit = ContinuousClock.now + .seconds(options.scanTimeout)
         var best: DiscoveredDevice? = nil
         let pickStrongestAfter = ContinuousClock.now + .seconds(min(options.scanTimeout, 3))
-        // A remembered device that is not around gives way to the strongest monitor after 3 s.
+        // A remembered device that is not around gives way to the strongest monitor after 3 s:
+        // ticks make that choice even when bluetoothd reports nothing new (an unknown RSSI).
         let remembered = options.device == nil
-        for await device in stream.until(limit) {
-            if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
-            if let wanted {
-                if let address = BluetoothAddress(wanted) {
-                    if device.address == address { return device }
-                } else if let name = device.displayName, name.lowercased().contains(wanted.lowercased()) {
-                    return device
+        for await update in stream.ticking(every: .milliseconds(250)).until(limit) {
+            if case .element(let device) = update {
+                if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
+                if let wanted {
+                    if let address = BluetoothAddress(wanted) {
+                        if device.address == address { return device }
+                    } else if let name = device.displayName, name.lowercased().contains(wanted.lowercased()) {
+                        return device
+                    }
                 }
             }
-            if (wanted == nil || remembered) && ContinuousClock.now >= pickStrongestAfter { return best }
+            if (wanted == nil || remembered) && ContinuousClock.now >= pickStrongestAfter, let best {
+                return best
+            }
         }
         return options.device == nil ? best : nil
     }

@@ -19,3 +19,34 @@ extension AsyncStream where Element: Sendable {
         return limited
     }
 }
+
+/// An element of a stream, or a tick of the clock beside it.
+enum Ticked<Element: Sendable>: Sendable {
+    case element(Element)
+    case tick
+}
+
+extension AsyncStream where Element: Sendable {
+    /// This stream's elements and, beside them, a `.tick` every `interval` (none when nil): for
+    /// a loop that must also act when nothing arrives (a timer to redraw, a choice to make).
+    /// Ending the result ends the consumption of this stream.
+    func ticking(every interval: Duration?) -> AsyncStream<Ticked<Element>> {
+        let (ticked, continuation) = AsyncStream<Ticked<Element>>.makeStream()
+        let relay = Task {
+            for await element in self { continuation.yield(.element(element)) }
+            continuation.finish()
+        }
+        let ticker = Task {
+            guard let interval else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                continuation.yield(.tick)
+            }
+        }
+        continuation.onTermination = { _ in
+            relay.cancel()
+            ticker.cancel()
+        }
+        return ticked
+    }
+}
