@@ -93,7 +93,16 @@ extension Scenario {
 
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
-            check(event.at >= 0, "\(path).at: negative")
+            switch (event.at, event.afterNotifications, event.after) {
+            case (let at?, nil, nil):
+                check(at >= 0, "\(path).at: negative")
+                let earlier = events[..<i].compactMap(\.at).max() ?? 0
+                check(at >= earlier, "\(path).at: before an event listed earlier (events happen in order)")
+            case (nil, let count?, nil):
+                check(count >= 1, "\(path).afterNotifications: needs to be 1 or more")
+            case (nil, nil, let after?): check(after >= 0, "\(path).after: negative")
+            default: check(false, "\(path): needs one of at, afterNotifications and after")
+            }
             switch event.type {
             case "adapter-power":
                 check(event.powered != nil, "\(path): adapter-power needs 'powered'")

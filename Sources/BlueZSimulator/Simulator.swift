@@ -87,6 +87,10 @@ public actor Simulator {
     var adapterOrder: [String] = []
     var devices: [ObjectPath: DeviceState] = [:]
     var eventsDone = 0
+    /// When the last event happened (0: the start), for events `after` it.
+    var lastEventAt = 0.0
+    /// Notifications sent to clients by every strap, for events `afterNotifications`.
+    var notificationsInAll = 0
     var down = false
     var timeline: Task<Void, Never>? = nil
     var watcher: Task<Void, Never>? = nil
@@ -951,18 +955,21 @@ public actor Simulator {
             log.record("notify", ["path": measurement.path, "via": "signal", "hex": hex, "mono_ns": sentAt])
             delivered = true
         }
-        if delivered { dropAfterNotification(path) }
+        if delivered { notificationSent(path) }
     }
 
-    /// Counts a notification sent and starts the scenario's drop tied to that count, if any.
-    func dropAfterNotification(_ path: ObjectPath) {
+    /// Counts a notification sent and starts what the scenario ties to that count: the strap's
+    /// drops, and events.
+    func notificationSent(_ path: ObjectPath) {
         guard let device = devices[path] else { return }
         let count = device.notificationsSent + 1
         devices[path]?.notificationsSent = count
+        notificationsInAll += 1
         for drop in device.spec.drops where drop.afterNotifications == count {
             devices[path]?.extraDrops.append(Scenario.Drop(at: now, for: drop.for))
             linkLost(path, reason: "link")
         }
+        runEvents(until: now)
     }
 
     // MARK: - Timeline
@@ -1063,11 +1070,18 @@ public actor Simulator {
         return false
     }
 
+    func isDue(_ event: Scenario.Event, at t: Double) -> Bool {
+        if let at = event.at { return at <= t }
+        if let count = event.afterNotifications { return notificationsInAll >= count }
+        return lastEventAt + (event.after ?? 0) <= t
+    }
+
     func runEvents(until t: Double) {
-        let events = scenario.events.sorted { $0.at < $1.at }
-        while eventsDone < events.count && events[eventsDone].at <= t {
+        let events = scenario.events
+        while eventsDone < events.count && isDue(events[eventsDone], at: t) {
             let event = events[eventsDone]
             eventsDone += 1
+            lastEventAt = t
             switch event.type {
             case "adapter-power":
                 let name = event.adapter ?? adapterOrder.first ?? "hci0"

@@ -64,7 +64,8 @@ import Testing
                          "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"},
                          "drops":[{"at":1,"afterNotifications":3,"for":2},{"for":2},{"afterNotifications":0,"for":0}],
                          "connectFailures":[{"stall":true,"error":"org.bluez.Error.Failed"},{"error":"nope"}]}],
-             "events":[{"at":1,"type":"explode"}]}
+             "events":[{"at":1,"type":"explode"},{"at":2,"after":1,"type":"battery","device":"x","percent":5},
+                       {"at":0.5,"type":"bluetoothd-restart"},{"afterNotifications":0,"type":"bluetoothd-restart"}]}
             """#
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
         do {
@@ -78,6 +79,9 @@ import Testing
                 "devices[0].uuids[0]", "devices[0].mtu: 5", "devices[0].heartRate.frames[0]",
                 "devices[0].heartRate.format", "devices[0].heartRate.contact: 'maybe'",
                 "events[0].type: 'explode'",
+                "events[1]: needs one of at, afterNotifications and after",
+                "events[2].at: before an event listed earlier",
+                "events[3].afterNotifications: needs to be 1 or more",
                 "devices[0].drops[0]: needs one of at and afterNotifications",
                 "devices[0].drops[1]: needs one of at and afterNotifications",
                 "devices[0].drops[2].afterNotifications: needs to be 1 or more",

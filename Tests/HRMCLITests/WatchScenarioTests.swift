@@ -136,26 +136,31 @@ import Testing
             "resumed at \(resumed ?? -1) s; dropped at \(dropped) s, reachable again 2 s later")
     }
 
-    /// The adapter goes off at 6 s and on at 9 s; bluetoothd restarts at 15 s for 2 s. Once
-    /// watching, both are pauses: hrm keeps trying and streams again after each.
+    /// The adapter goes off after the 5th notification and on 3 s later; bluetoothd restarts
+    /// after the 10th, for 2 s. Once watching, both are pauses: hrm keeps trying and streams again
+    /// after each.
     @Test func adapterPowerCycleAndBluetoothdRestartArePauses() async throws {
         let log = WatchBinaryTests.temporary("power-cycle.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let result = try await HRMProcess.runUnderSim(
-            "power-cycle", ["watch", "--json", "--duration", "21"], log: log)
+            "power-cycle", ["watch", "--json", "--count", "14"], log: log)
         #expect(result.status == 0, "\(result.stderr)")
         let states = Self.events(result.stdout).compactMap { $0["state"] as? String }
         #expect(states.filter { $0 == "connected" }.count == 3, "\(states)")
         #expect(states.last == "stopped")
+        #expect(Self.measurements(result.stdout).count == 14)
         let details = Self.events(result.stdout).compactMap { $0["detail"] as? String }
         #expect(details.contains { $0.contains("powered off") })
         #expect(details.contains { $0.contains("bluetoothd is not running") })
-        let sent = try Self.log(log).filter { $0["event"] as? String == "notify" }.compactMap {
-            $0["t"] as? Double
-        }
-        let resumed = sent.first { $0 > 17.0 }
+        let entries = try Self.log(log)
+        let back = try #require(
+            entries.first { $0["event"] as? String == "restart" && $0["phase"] as? String == "up" }?["t"]
+                as? Double)
+        let resumed = entries.filter { $0["event"] as? String == "notify" }.compactMap { $0["t"] as? Double }
+            .first { $0 > back }
         #expect(
-            (resumed ?? 99) < 18.5, "streaming again within 1.5 s of bluetoothd's return: \(resumed ?? -1)")
+            (resumed ?? 99) < back + 1.5,
+            "streaming again within 1.5 s of bluetoothd's return at \(back) s: \(resumed ?? -1)")
     }
 
     @Test func energyResetWhileWatching() async throws {
