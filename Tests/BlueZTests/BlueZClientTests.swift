@@ -1,11 +1,22 @@
 import BlueZSimulator
 import DBus
+import Foundation
 import Testing
 
 @testable import BlueZ
 
 /// The BlueZ client against hrm-sim on a private bus.
 @Suite(.timeLimit(.minutes(1))) struct BlueZClientTests {
+    /// The simulator's log as one name per entry: the member for a method call, else the event
+    /// (`drop`, `acquire-released`, ...), in order.
+    static func logEntries(_ log: String) throws -> [String] {
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line in
+            let entry = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return entry?["event"] as? String == "call"
+                ? entry?["member"] as? String : entry?["event"] as? String
+        }
+    }
+
     /// Serves `scenario` and connects a client (or returns the error connecting gave).
     /// `log`: where the simulator writes its JSON-lines log, complete when this returns.
     static func withClient(

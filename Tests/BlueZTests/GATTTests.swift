@@ -98,13 +98,7 @@ import Testing
             }
             #expect(try await client.connect(strap.path, require: [Self.hr]))
         }
-        let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
-            line -> String? in
-            let entry = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            return entry?["event"] as? String == "call"
-                ? entry?["member"] as? String : entry?["event"] as? String
-        }
-        let order = events.filter {
+        let order = try BlueZClientTests.logEntries(log).filter {
             ["connect-stalled", "Disconnect", "stall-cleared", "state"].contains($0)
         }
         #expect(order == ["connect-stalled", "Disconnect", "stall-cleared", "state"])

@@ -103,15 +103,7 @@ import Testing
             try await client.disconnect(device.path)
         }
 
-        let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
-            line -> String? in
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            else {
-                return nil
-            }
-            return object["event"] as? String == "call"
-                ? object["member"] as? String : object["event"] as? String
-        }
+        let events = try BlueZClientTests.logEntries(log)
         #expect(count == 2)
         #expect(events.contains("AcquireNotify"))
         #expect(!events.contains("StartNotify"))

@@ -6,6 +6,8 @@ struct HRMProcess {
         let status: Int32
         let stdout: String
         let stderr: String
+        /// With `terminateWhen`: how long the process took to exit after SIGTERM.
+        var secondsToExit: Double? = nil
         var stdoutLines: [String] {
             stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         }
@@ -25,19 +27,24 @@ struct HRMProcess {
 
     /// `hrm ARGUMENTS` against hrm-sim playing `scenario` on a private bus.
     /// With `shell`, hrm-sim runs that bash script instead (pipes, two hrm at once).
+    /// With `terminateWhen`, hrm-sim gets SIGTERM (and passes it on) once that says yes to what
+    /// hrm printed so far, however long that took (20 s at most).
     static func runUnderSim(
-        _ scenario: String, _ arguments: [String], log: String? = nil, shell: String? = nil
+        _ scenario: String, _ arguments: [String], log: String? = nil, shell: String? = nil,
+        terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
     ) async throws -> Result {
         let sim = binary.deletingLastPathComponent().appendingPathComponent("hrm-sim").path
         var simArguments = ["--scenario", scenario]
         if let log { simArguments += ["--log", log] }
         let command = shell.map { ["/bin/bash", "-c", $0] } ?? [binary.path] + arguments
-        return try await run(simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim))
+        return try await run(
+            simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim), terminateWhen: ready)
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, executable: URL = binary) async throws
-        -> Result
-    {
+    static func run(
+        _ arguments: [String], stdin: String? = nil, executable: URL = binary,
+        terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
+    ) async throws -> Result {
         // Output goes to files rather than pipes: nothing can block however much the child prints.
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("hrm-test-\(UUID().uuidString)")
@@ -64,11 +71,21 @@ struct HRMProcess {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
+        var stopAt: Date? = nil
+        if let ready {
+            let limit = Date(timeIntervalSinceNow: 20)
+            while Date() < limit, !ready((try? String(contentsOf: outURL, encoding: .utf8)) ?? "") {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            stopAt = Date()
+            process.terminate()
+        }
         await exited.wait()
         return Result(
             status: process.terminationStatus,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8))
+            stderr: try String(contentsOf: errURL, encoding: .utf8),
+            secondsToExit: stopAt.map { Date().timeIntervalSince($0) })
     }
 
     /// Call before `process.run()`; `wait()` then returns once it has exited, without holding a

@@ -87,39 +87,17 @@ import Testing
     }
 
     /// `hrm ARGUMENTS` under hrm-sim, sent SIGTERM (through hrm-sim, which passes it on) once its
-    /// stdout holds `ready` (and the simulator's log `logged`), however long that took. Returns
-    /// the result and how long hrm took to exit after the signal.
+    /// stdout holds `ready` (and the simulator's log `logged`). Returns the result and how long hrm
+    /// took to exit after the signal.
     static func terminated(
         _ scenario: String, _ arguments: [String], log: String, once ready: String, logged: String? = nil
     ) async throws -> (result: HRMProcess.Result, secondsToExit: Double) {
-        let out = temporary("terminated.out")
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        let process = Process()
-        process.executableURL = HRMProcess.binary.deletingLastPathComponent().appendingPathComponent(
-            "hrm-sim")
-        process.arguments = ["--scenario", scenario, "--log", log, "--", HRMProcess.binary.path] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] = temporary("hrm-state")
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let exited = HRMProcess.exit(of: process)
-        try process.run()
-        let limit = Date(timeIntervalSinceNow: 20)
-        func contents(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-        while Date() < limit,
-            !contents(out).contains(ready) || !(logged.map { contents(log).contains($0) } ?? true)
-        {
-            try await Task.sleep(for: .milliseconds(50))
+        let result = try await HRMProcess.runUnderSim(scenario, arguments, log: log) { stdout in
+            stdout.contains(ready)
+                && (logged.map { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains($0) }
+                    ?? true)
         }
-        let stopAt = Date()
-        process.terminate()
-        await exited.wait()
-        let result = HRMProcess.Result(
-            status: process.terminationStatus, stdout: try String(contentsOfFile: out, encoding: .utf8),
-            stderr: "")
-        return (result, Date().timeIntervalSince(stopAt))
+        return (result, result.secondsToExit ?? .infinity)
     }
 
     @Test func sigtermStopsCleanly() async throws {
