@@ -941,7 +941,7 @@ public actor Simulator {
                     at: ObjectPath(stringLiteral: measurement.path))
                 log.record("acquire-released", ["path": measurement.path])
             } else {
-                delivered = delivered || sent >= 0
+                delivered = sent >= 0
                 log.record(
                     "notify",
                     ["path": measurement.path, "via": "fd", "hex": hex, "sent": sent >= 0, "mono_ns": sentAt])
