@@ -12,6 +12,22 @@ import Testing
         #expect(!result.stdout.contains("KICKR"), "a bike computer is not a heart-rate monitor")
     }
 
+    /// --csv (or --format csv): a header, then a row per device; a name with a comma or a quote
+    /// is quoted as RFC 4180 says.
+    @Test(arguments: [["--csv"], ["--format", "csv"]])
+    func csvRows(option: [String]) async throws {
+        let scenario = WatchBinaryTests.temporary("csv.json")
+        defer { try? FileManager.default.removeItem(atPath: scenario) }
+        try
+            #"{"devices": [{"address": "D2:4B:7E:10:20:30", "name": "Strap, \"A\"", "rssi": -50, "uuids": ["180d"]}]}"#
+            .write(toFile: scenario, atomically: true, encoding: .utf8)
+        let result = try await HRMProcess.runUnderSim(scenario, ["scan", "--timeout", "1"] + option)
+        #expect(result.status == 0, "\(result.stderr)")
+        try #require(result.stdoutLines.count == 2)
+        #expect(result.stdoutLines[0] == "time,address,name,rssi,services,connected")
+        #expect(result.stdoutLines[1].hasSuffix(#",D2:4B:7E:10:20:30,"Strap, ""A""",-50,180d,false"#))
+    }
+
     @Test func jsonAndAll() async throws {
         let result = try await HRMProcess.runUnderSim(
             "two-straps", ["scan", "--json", "--all", "--timeout", "1.5"])

@@ -48,6 +48,7 @@ import Testing
             events.compactMap { $0["state"] as? String } == [
                 "scanning", "connecting", "connected", "stopped",
             ])
+        try #require(events.count == 8)
         #expect(events[3]["location"] as? String == "chest")
         #expect(events[3]["battery"] as? Int == 87)
         #expect(events[3]["manufacturer"] as? String == "Polar Electro Oy")
@@ -76,8 +77,35 @@ import Testing
             "uint16-energy", ["watch", "--csv", "--count", "2", "Energy"])
         #expect(result.status == 0)
         #expect(result.stdoutLines.first == "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format")
-        #expect(result.stdoutLines.count == 3)
+        try #require(result.stdoutLines.count == 3)
         #expect(result.stdoutLines[1].hasSuffix(",uint16"))
+    }
+
+    /// --duration ends the session the way Ctrl-C does: notifications released, the connection
+    /// hrm made closed, `stopped`, exit 0.
+    @Test func durationStopsLikeCtrlC() async throws {
+        let log = Self.temporary("watch-duration.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await HRMProcess.runUnderSim(
+            "basic", ["watch", "--json", "--duration", "3s", "Polar"], log: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = Self.lines(result.stdout)
+        #expect(events.last?["state"] as? String == "stopped")
+        #expect(events.contains { $0["type"] as? String == "measurement" })
+        #expect(try Self.cleanup(log) == ["AcquireNotify", "acquire-released", "Disconnect"])
+    }
+
+    /// Numbers that cannot be a time are usage errors before anything connects (they crashed hrm
+    /// after it had connected, leaving the strap connected).
+    @Test(arguments: [["--duration", "inf"], ["--duration", "1e308"], ["--scan-timeout", "nan"]])
+    func impossibleTimesAreRefusedBeforeConnecting(option: [String]) async throws {
+        let log = Self.temporary("watch-inf.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await HRMProcess.runUnderSim(
+            "basic", ["watch", "--json"] + option + ["Polar"], log: log)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(option[0]), "\(result.stderr)")
+        #expect(!(try Self.calls(log)).contains("Connect"))
     }
 
     @Test func unknownDeviceIsNotFound() async throws {

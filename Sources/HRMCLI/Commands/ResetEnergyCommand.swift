@@ -16,11 +16,9 @@ public struct ResetEnergyCommand: AsyncParsableCommand {
     @Argument(help: "Address or part of the name of the monitor.")
     public var device: String
 
-    @Option(help: "The adapter to use: a name (hci0) or an address.")
-    public var adapter: String?
+    @OptionGroup public var bluetooth: AdapterOptions
 
-    @Option(help: "How long to look for the device, in seconds.")
-    public var scanTimeout: Double = 10
+    @OptionGroup public var search: SearchOptions
 
     public init() {}
 
@@ -43,25 +41,17 @@ public struct ResetEnergyCommand: AsyncParsableCommand {
     }
 
     func reset(_ client: BlueZClient) async throws(BlueZError) -> Int32 {
-        let chosen = try await client.selectAdapter(adapter)
-        guard chosen.powered else {
-            throw BlueZError(.adapterPoweredOff, "the adapter \(chosen.name) is powered off")
-        }
-        let session = WatchSession(
-            options: WatchOptions(
-                device: device, json: false, csv: false, count: nil, duration: nil, adapter: adapter,
-                noReconnect: true, powerOn: false, scanTimeout: scanTimeout))
-        guard let target = try await session.findDevice(client, chosen) else {
-            StandardOutput.diagnostic("hrm reset-energy: no '\(device)' found in \(scanTimeout) s")
-            return 1
+        let chosen = try await bluetooth.usableAdapter(client)
+        let finder = DeviceFinder(
+            client: client, adapter: chosen, wanted: device, scanTimeout: search.scanTimeout)
+        guard let target = try await finder.find() else {
+            throw BlueZError(.deviceNotFound, "no '\(device)' found in \(search.scanTimeout.spoken)")
         }
         let controlPoint = BluetoothUUID(HeartRateService.controlPointUUID)
         let ours = try await client.connect(target.path, require: [controlPoint])
-        guard
-            let characteristic = await client.characteristics(of: target.path).first(where: {
-                $0.uuid == controlPoint
-            })
-        else { throw BlueZError(.bluez, "the device has no Heart Rate Control Point") }
+        guard let characteristic = await client.characteristic(controlPoint, of: target.path) else {
+            throw BlueZError(.bluez, "the device has no Heart Rate Control Point")
+        }
         try await client.write(characteristic, HeartRateControlPoint.resetEnergyExpended.encoded)
         print(
             "energy expended reset on \(target.displayName ?? target.address.description) (\(target.address))"

@@ -9,7 +9,7 @@ public struct ScanCommand: AsyncParsableCommand {
         discussion: """
             Scans for --timeout seconds. On a terminal the list is a live table sorted by signal; \
             into a pipe it is one line per new device; with --json one JSON object per device \
-            (see the README for the format).
+            (see the README for the format); with --csv a header and one row per device.
 
             Ctrl-C ends the scan early (discovery stopped, the devices found so far kept).
 
@@ -21,33 +21,26 @@ public struct ScanCommand: AsyncParsableCommand {
             """
     )
 
-    @Flag(help: "Print one JSON object per line.")
-    public var json = false
+    @OptionGroup public var output: OutputOptions
 
     @Flag(help: "List every Bluetooth LE device, not only heart-rate monitors.")
     public var all = false
 
-    @Option(help: "How long to scan, in seconds.")
-    public var timeout: Double = 10
+    @Option(help: "How long to scan: seconds, or with a unit (30s, 2m).")
+    public var timeout: Seconds = SearchOptions.defaultScanTimeout
 
-    @Option(help: "The adapter to use: a name (hci0) or an address. Default: the first powered one.")
-    public var adapter: String?
-
-    @Flag(help: "Power the adapter on if it is off.")
-    public var powerOn = false
+    @OptionGroup public var bluetooth: AdapterOptions
 
     public init() {}
 
     public func validate() throws {
-        guard timeout > 0, timeout <= 3600 else {
-            throw ValidationError("--timeout must be between 0 and 3600 seconds")
-        }
+        try timeout.check(atMost: 3600, "--timeout")
     }
 
     public func run() async throws {
         StandardOutput.prepare()
-        let scan = Scan(json: json, all: all, timeout: timeout, adapter: adapter, powerOn: powerOn)
-        let status = await Interruption.cancelling {
+        let scan = Scan(format: output.chosen, all: all, timeout: timeout.value, bluetooth: bluetooth)
+        let status = await SessionStop().run {
             let output = LineWriter()
             let status = await scan.run(output: output)
             output.flush()
@@ -59,11 +52,12 @@ public struct ScanCommand: AsyncParsableCommand {
 
 /// One `scan` run, with the command's choices as plain values.
 struct Scan: Sendable {
-    var json: Bool
+    var format: OutputFormat
     var all: Bool
     var timeout: Double
-    var adapter: String?
-    var powerOn: Bool
+    var bluetooth: AdapterOptions
+
+    var json: Bool { format == .json }
 
     func run(output: LineWriter) async -> Int32 {
         let client: BlueZClient
@@ -72,18 +66,18 @@ struct Scan: Sendable {
         } catch {
             return Failure.report(error, command: "scan", json: json ? output : nil)
         }
-        defer { Task { await client.close() } }
-        do {
-            var chosen = try await client.selectAdapter(adapter)
-            if !chosen.powered {
-                guard powerOn else {
-                    throw BlueZError(.adapterPoweredOff, "the adapter \(chosen.name) is powered off")
-                }
-                chosen = try await client.powerOn(chosen)
-            }
+        let status = await scan(client, output: output)
+        await client.close()
+        return status
+    }
+
+    private func scan(_ client: BlueZClient, output: LineWriter) async -> Int32 {
+        do throws(BlueZError) {
+            let chosen = try await bluetooth.usableAdapter(client)
             let stream = try await client.discover(
                 adapter: chosen, services: all ? nil : [BluetoothUUID(0x180D)])
-            let live = !json && StandardOutput.isTerminal
+            let live = format == .text && StandardOutput.isTerminal
+            if format == .csv { output.line(ScanTable.csvHeader, flush: true) }
             var table = ScanTable(live: live, timeout: timeout)
             var seen = Set<BluetoothAddress>()
             let started = ContinuousClock.now
@@ -93,8 +87,10 @@ struct Scan: Sendable {
                 switch update {
                 case .element(let device):
                     let isNew = seen.insert(device.address).inserted
-                    if json {
+                    if format == .json {
                         if isNew { output.line(MonitorEventJSON.line(ScanTable.event(device)), flush: true) }
+                    } else if format == .csv {
+                        if isNew { output.line(ScanTable.csvRow(ScanTable.event(device)), flush: true) }
                     } else if let text = table.update(device, isNew: isNew) {
                         output.line(text, flush: true)
                     }
@@ -112,16 +108,12 @@ struct Scan: Sendable {
                 let shown = MeasurementRendering.milliseconds((scanned * 10).rounded() / 10)
                 StandardOutput.diagnostic(
                     "hrm scan: no \(all ? "Bluetooth LE device" : "heart-rate monitor") found in \(shown) s"
-                        + (all
-                            ? ""
-                            : "\n  hint: chest straps advertise only while worn, with moistened electrodes"))
+                        + (all ? "" : "\n  hint: " + (Failure.hint(BlueZError(.deviceNotFound, "")) ?? "")))
                 return 1
             }
             return 0
-        } catch let error as BlueZError {
-            return Failure.report(error, command: "scan", json: json ? output : nil)
         } catch {
-            return Failure.report(BlueZError(.dbus, "\(error)"), command: "scan", json: json ? output : nil)
+            return Failure.report(error, command: "scan", json: json ? output : nil)
         }
     }
 

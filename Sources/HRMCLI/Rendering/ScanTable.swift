@@ -77,3 +77,37 @@ extension String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
+
+extension ScanTable {
+    /// `scan --csv`: a header, then one row per device found. Services are space-separated.
+    static let csvHeader = "time,address,name,rssi,services,connected"
+
+    static func csvRow(_ event: MonitorEvent) -> String {
+        guard case .device(let name, let rssi, let services, let connected) = event.kind else { return "" }
+        return [
+            event.time.description, event.device ?? "", CSVField.quoted(name ?? ""),
+            rssi.map(String.init) ?? "",
+            services.joined(separator: " "), String(connected),
+        ].joined(separator: ",")
+    }
+}
+
+/// RFC 4180 fields: a value with a comma, a quote or a line break is quoted, quotes doubled.
+enum CSVField {
+    static func quoted(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+            return value
+        }
+        return "\"" + value.replacingAll("\"", with: "\"\"") + "\""
+    }
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}

@@ -12,6 +12,8 @@ enum Failure {
         }
     }
 
+    /// What the user can do about `error`. Every command that can meet a powered-off adapter has
+    /// `--power-on` (`AdapterOptions`), so suggesting it is true wherever it is suggested.
     static func hint(_ error: BlueZError) -> String? {
         switch error.code {
         case .bluetoothdNotRunning: "start it with: sudo systemctl start bluetooth"
@@ -19,6 +21,7 @@ enum Failure {
             "add yourself to the 'bluetooth' group (sudo usermod -aG bluetooth $USER) and log in again"
         case .adapterPoweredOff: "run hrm with --power-on, or: bluetoothctl power on"
         case .noAdapter: "plug in a Bluetooth adapter, or check: rfkill list"
+        case .deviceNotFound: "chest straps advertise only while worn, with moistened electrodes"
         default: nil
         }
     }

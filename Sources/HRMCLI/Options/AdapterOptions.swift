@@ -1,0 +1,43 @@
+public import ArgumentParser
+import BlueZ
+
+/// Which adapter to use, and whether hrm may power it on: every command that talks to Bluetooth
+/// has these, so the hint "run hrm with --power-on" is true wherever it is given.
+public struct AdapterOptions: ParsableArguments, Sendable {
+    @Option(help: "The adapter to use: a name (hci0) or an address. Default: the first powered one.")
+    public var adapter: String?
+
+    @Flag(help: "Power the adapter on if it is off.")
+    public var powerOn = false
+
+    public init() {}
+}
+
+/// How long to look for the device a command names (`watch`, `reset-energy`).
+public struct SearchOptions: ParsableArguments, Sendable {
+    @Option(help: "How long to look for the device: seconds, or with a unit (30s, 2m).")
+    public var scanTimeout: Seconds = Self.defaultScanTimeout
+
+    static let defaultScanTimeout: Seconds = {
+        guard let ten = try? Seconds(10) else { preconditionFailure("10 s is a valid time") }
+        return ten
+    }()
+
+    public init() {}
+
+    public func validate() throws {
+        try scanTimeout.check(atMost: 3600, "--scan-timeout")
+    }
+}
+
+extension AdapterOptions {
+    /// The adapter chosen, powered on when it is off and `--power-on` allows it.
+    func usableAdapter(_ client: BlueZClient) async throws(BlueZError) -> Adapter {
+        let chosen = try await client.selectAdapter(adapter)
+        if chosen.powered { return chosen }
+        guard powerOn else {
+            throw BlueZError(.adapterPoweredOff, "the adapter \(chosen.name) is powered off")
+        }
+        return try await client.powerOn(chosen)
+    }
+}

@@ -1,0 +1,38 @@
+public import ArgumentParser
+
+/// How a command prints its results.
+public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {
+    /// For people: a live display on a terminal, one line per event into a pipe.
+    case text
+    /// JSON lines (see the README).
+    case json
+    /// A header, then one row per record.
+    case csv
+}
+
+/// `--format text|json|csv`, with `--json` and `--csv` as short forms: `scan` and `watch`.
+public struct OutputOptions: ParsableArguments, Sendable {
+    @Option(help: "Output format: text, json (JSON lines) or csv.")
+    public var format: OutputFormat?
+
+    @Flag(help: "Short for --format json.")
+    public var json = false
+
+    @Flag(help: "Short for --format csv.")
+    public var csv = false
+
+    public init() {}
+
+    public func validate() throws {
+        let chosen = [format.map { "--format \($0.rawValue)" }, json ? "--json" : nil, csv ? "--csv" : nil]
+            .compactMap { $0 }
+        if Set([format, json ? .json : nil, csv ? .csv : nil].compactMap { $0 }).count > 1 {
+            throw ValidationError("\(chosen.joined(separator: " and ")) cannot be used together")
+        }
+    }
+
+    /// The format chosen, by either spelling; text when none was.
+    public var chosen: OutputFormat {
+        format ?? (json ? .json : csv ? .csv : .text)
+    }
+}

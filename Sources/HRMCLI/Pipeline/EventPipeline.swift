@@ -1,0 +1,62 @@
+import Synchronization
+
+/// A stage every event of a session passes through, in order, before any sink sees it: counts
+/// today, HRV and zones next. It lives for the whole session, across reconnects.
+///
+/// `process` runs under the pipeline's lock, on whichever thread sent the event (often the
+/// strap's notification reader): it must be quick and must not block. It passes the event on
+/// with `emit` (unchanged, changed, or not at all) and may emit events of its own after it.
+protocol EventProcessor: AnyObject {
+    func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void)
+}
+
+/// Where events end up: stdout, and later a recording, web clients, MQTT.
+///
+/// `receive` is called in the pipeline's order, under its lock, on the sender's thread: a sink
+/// that does I/O other than writing stdout must not do it there. It hands the event to a
+/// `QueuedSink`, which does the work on a task of its own.
+protocol EventSink: Sendable {
+    func receive(_ event: MonitorEvent)
+    /// The session is over: write what is left and return when done (or given up).
+    func finish() async
+}
+
+/// One session's flow: events in (from the connection supervisors and the session), processors
+/// in order, then a fan-out to every sink. The caller never knows how many sinks there are.
+final class EventPipeline: Sendable {
+    private struct Stages: ~Copyable {
+        var processors: [any EventProcessor]
+        let sinks: [any EventSink]
+    }
+
+    private let stages: Mutex<Stages>
+    private let sinks: [any EventSink]
+
+    init(processors: sending [any EventProcessor], sinks: [any EventSink]) {
+        stages = Mutex(Stages(processors: processors, sinks: sinks))
+        self.sinks = sinks
+    }
+
+    /// Passes `event` through the processors to the sinks. Events sent from several threads are
+    /// seen in one order by every sink.
+    func send(_ event: MonitorEvent) {
+        stages.withLock { stages in
+            Self.run(event, from: 0, stages.processors, stages.sinks)
+        }
+    }
+
+    private static func run(
+        _ event: MonitorEvent, from index: Int, _ processors: [any EventProcessor], _ sinks: [any EventSink]
+    ) {
+        guard index < processors.count else {
+            for sink in sinks { sink.receive(event) }
+            return
+        }
+        processors[index].process(event) { run($0, from: index + 1, processors, sinks) }
+    }
+
+    /// Lets every sink finish its work, in order.
+    func finish() async {
+        for sink in sinks { await sink.finish() }
+    }
+}

@@ -1,0 +1,169 @@
+import Synchronization
+
+/// A sink whose work may be slow (a file, a network client): it runs on a task of its own,
+/// never on the thread that sends events.
+protocol SlowEventSink: Sendable {
+    /// Writes one event. Throwing ends the sink (`close` is still called).
+    func write(_ event: MonitorEvent) async throws
+    /// No more events: flush and release what the sink holds.
+    func close() async
+}
+
+/// Puts a bounded queue between the pipeline and a `SlowEventSink`, so that nothing the sink
+/// does can delay the strap's stream or another sink: `receive` only appends to the queue.
+/// When the queue is full, `policy` says what gives. The sink's task takes what waits in one
+/// batch, so at most `capacity` events wait while at most `capacity` more are being written.
+final class QueuedSink: EventSink {
+    enum Policy: Sendable {
+        /// The sink is dropped, as a web client that cannot keep up is (it may come back).
+        case dropSink
+        /// The oldest waiting events are dropped, and how many is reported once the sink takes
+        /// events again: for a sink that must go on (a recording).
+        case dropOldest
+    }
+
+    /// What happened to the queue, for the session to tell the user.
+    enum Trouble: Sendable, Equatable {
+        /// `.dropOldest`: this many events were dropped since the last report.
+        case dropped(Int)
+        /// `.dropSink`: the queue filled up and the sink was dropped.
+        case sinkDropped
+        /// The sink's `write` threw: it gets no more events.
+        case failed(String)
+    }
+
+    private let queue = Queue()
+    private let capacity: Int
+    private let policy: Policy
+    /// Finishes when the sink's task is done.
+    private let done: AsyncStream<Void>
+
+    /// `trouble` is called on the sink's own task, never under the pipeline's lock, so it may
+    /// send an event into the pipeline.
+    init(
+        _ sink: some SlowEventSink, capacity: Int, policy: Policy,
+        trouble: @escaping @Sendable (Trouble) -> Void
+    ) {
+        precondition(capacity > 0, "a queue needs room for one event")
+        self.capacity = capacity
+        self.policy = policy
+        let (done, finished) = AsyncStream.makeStream(of: Void.self)
+        self.done = done
+        Task { [queue] in
+            await queue.drain(into: sink, trouble)
+            await sink.close()
+            finished.finish()
+        }
+    }
+
+    func receive(_ event: MonitorEvent) {
+        let waiting = queue.state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.ended else { return nil }
+            if state.queue.count < capacity {
+                state.queue.append(event)
+            } else if policy == .dropOldest {
+                state.queue.removeFirst()
+                state.queue.append(event)
+                state.dropped += 1
+            } else {
+                state.queue.removeAll()
+                state.overflowed = true
+                state.ended = true
+            }
+            return state.wake()
+        }
+        waiting?.resume()
+    }
+
+    /// Ends the queue; the sink writes what is waiting and closes, for 5 s at most.
+    func finish() async {
+        await finish(timeout: .seconds(5))
+    }
+
+    /// Ends the queue and waits, for `timeout` at most, until the sink has written what was
+    /// waiting and closed. A sink still stuck after that is left to itself.
+    func finish(timeout: Duration) async {
+        let waiting = queue.state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.ended = true
+            return state.wake()
+        }
+        waiting?.resume()
+        let done = self.done
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in done {} }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+}
+
+/// The events waiting for a `QueuedSink`'s sink, and its task's side of them.
+private final class Queue: Sendable {
+    struct State {
+        var queue: [MonitorEvent] = []
+        /// Events dropped (`.dropOldest`) and not reported yet.
+        var dropped = 0
+        /// The queue overflowed under `.dropSink`.
+        var overflowed = false
+        /// No more events will be taken.
+        var ended = false
+        var waiting: CheckedContinuation<Void, Never>? = nil
+
+        var hasWork: Bool { !queue.isEmpty || ended || dropped > 0 }
+
+        /// The sink's task, if it is waiting for work and there is some now.
+        mutating func wake() -> CheckedContinuation<Void, Never>? {
+            guard hasWork, let waiting else { return nil }
+            self.waiting = nil
+            return waiting
+        }
+    }
+
+    let state = Mutex(State())
+
+    /// The sink's task: takes everything queued at once, writes it, waits for more, until the
+    /// queue has ended and is empty, the sink was dropped, or a write failed.
+    func drain(into sink: some SlowEventSink, _ trouble: @Sendable (QueuedSink.Trouble) -> Void) async {
+        while true {
+            let (batch, dropped, overflowed, ended) = await take()
+            if overflowed { return trouble(.sinkDropped) }
+            if dropped > 0 { trouble(.dropped(dropped)) }
+            for event in batch {
+                do {
+                    try await sink.write(event)
+                } catch {
+                    state.withLock { state in
+                        state.ended = true
+                        state.queue.removeAll()
+                    }
+                    return trouble(.failed("\(error)"))
+                }
+            }
+            if ended && batch.isEmpty { return }
+        }
+    }
+
+    private func take() async -> ([MonitorEvent], Int, Bool, Bool) {
+        while true {
+            let taken = state.withLock { state -> ([MonitorEvent], Int, Bool, Bool)? in
+                guard state.hasWork else { return nil }
+                defer {
+                    state.queue.removeAll(keepingCapacity: true)
+                    state.dropped = 0
+                }
+                return (state.queue, state.dropped, state.overflowed, state.ended)
+            }
+            if let taken { return taken }
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if state.hasWork { return true }
+                    state.waiting = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The one way a session ends before its work is done: `--count`, `--duration`, Ctrl-C, SIGTERM
+/// and a closed stdout all call `stop`, which cancels the session's task. Everything the session
+/// runs observes that one cancellation (stops discovery, releases notifications, disconnects), so
+/// no part finds out its own way. The first reason given is kept.
+final class SessionStop: Sendable {
+    enum Reason: Sendable, Equatable {
+        /// Ctrl-C or SIGTERM.
+        case interrupted
+        case countReached
+        case durationReached
+        /// Stdout's reader went away (`| head`).
+        case outputClosed
+    }
+
+    private struct State {
+        var reason: Reason? = nil
+        var cancel: (@Sendable () -> Void)? = nil
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// Why the session was stopped, or nil when nothing stopped it.
+    var reason: Reason? { state.withLock { $0.reason } }
+
+    func stop(_ reason: Reason) {
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            guard state.reason == nil else { return nil }
+            state.reason = reason
+            return state.cancel
+        }
+        cancel?()
+    }
+
+    /// Runs `body` in a task that `stop` cancels; Ctrl-C and SIGTERM call `stop(.interrupted)`
+    /// while it runs. A `stop` that came before the task existed cancels it at once.
+    func run<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) async -> Result {
+        let task = Task { await body() }
+        let stoppedEarly = state.withLock { state -> Bool in
+            state.cancel = { task.cancel() }
+            return state.reason != nil
+        }
+        if stoppedEarly { task.cancel() }
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in stop(.interrupted) }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+        return await task.value
+    }
+}

@@ -1,0 +1,69 @@
+import Synchronization
+
+/// The first sink: renders events and writes them to stdout at once, on the sender's thread (a
+/// measurement on the thread that received it: its latency is what `make bench-watch` measures).
+/// One lock keeps the renderer's state (live line, sparkline) and the output in order.
+///
+/// Errors also go to stderr, for people: every one in text and CSV output, and in JSON output
+/// those that concern the run rather than one notification (those have no payload).
+final class StdoutSink: EventSink {
+    private struct State: ~Copyable {
+        var renderer: any EventRenderer
+        let output: LineWriter
+    }
+
+    private let state: Mutex<State>
+    private let format: OutputFormat
+    private let command: String
+    private let closed: @Sendable () -> Void
+
+    /// `closed` is called (once per event written after it) when stdout's reader has gone: a
+    /// closed pipe must stop the session like Ctrl-C, not end the process, because the session
+    /// still has notifications to release and a connection to close.
+    init(
+        renderer: sending any EventRenderer, format: OutputFormat, command: String,
+        closed: @escaping @Sendable () -> Void
+    ) {
+        state = Mutex(State(renderer: renderer, output: LineWriter(exitWhenClosed: false)))
+        self.format = format
+        self.command = command
+        self.closed = closed
+    }
+
+    /// The renderer for `format` on this stdout: a live display on a terminal, lines otherwise.
+    static func renderer(for format: OutputFormat, terminal: Bool, colour: Bool) -> any EventRenderer {
+        switch format {
+        case .json: JSONLinesRenderer()
+        case .csv: CSVRenderer()
+        case .text: terminal ? LiveRenderer(colour: colour) : TextLinesRenderer()
+        }
+    }
+
+    /// Writes the renderer's header (a CSV header), if it has one. Call before any event.
+    func start() {
+        state.withLock { state in
+            if let header = state.renderer.header { state.output.raw(header) }
+        }
+    }
+
+    func receive(_ event: MonitorEvent) {
+        if case .error(_, let message, let hex) = event.kind, format != .json || hex == nil {
+            StandardOutput.diagnostic("hrm \(command): \(message)" + (hex.map { " (\($0))" } ?? ""))
+        }
+        let open = state.withLock { state in
+            // The renderers end their lines themselves (a live line has none); every event goes
+            // out at once.
+            if let text = state.renderer.render(event) { state.output.raw(text) }
+            return !state.output.closed
+        }
+        if !open { closed() }
+    }
+
+    /// The renderer's last words (restoring a live display), then everything flushed.
+    func finish() async {
+        state.withLock { state in
+            if let text = state.renderer.finish() { state.output.raw(text) }
+            state.output.flush()
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import BlueZ
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Finds the strap a command asks for: by address, by part of the name, the last device watched,
+/// or the strongest monitor around. It prints nothing itself: `scanning` is called when a scan
+/// begins (watch reports it; reset-energy does not).
+struct DeviceFinder: Sendable {
+    let client: BlueZClient
+    let adapter: Adapter
+    /// An address or a part of the name; nil: the last device watched, else the strongest.
+    let wanted: String?
+    let scanTimeout: Seconds
+    var scanning: @Sendable () async -> Void = {}
+
+    /// The device, or nil when none was found in time (or the task was cancelled meanwhile).
+    func find() async throws(BlueZError) -> DiscoveredDevice? {
+        var wanted = self.wanted
+        if wanted == nil, let last = Self.stateStore?.lastDevice() { wanted = last }
+        if let wanted, let address = BluetoothAddress(wanted),
+            let known = await client.device(address, on: adapter)
+        {
+            return known
+        }
+        let stream = try await client.discover(adapter: adapter)
+        await scanning()
+        let limit = ContinuousClock.now + scanTimeout.duration
+        var best: DiscoveredDevice? = nil
+        let pickStrongestAfter = ContinuousClock.now + min(scanTimeout.duration, .seconds(3))
+        // A remembered device that is not around gives way to the strongest monitor after 3 s:
+        // ticks make that choice even when bluetoothd reports nothing new (an unknown RSSI).
+        let remembered = self.wanted == nil
+        for await update in stream.ticking(every: .milliseconds(250)).until(limit) {
+            if case .element(let device) = update {
+                if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
+                if let wanted, Self.matches(device, wanted) { return device }
+            }
+            if (wanted == nil || remembered) && ContinuousClock.now >= pickStrongestAfter, let best {
+                return best
+            }
+        }
+        return self.wanted == nil ? best : nil
+    }
+
+    /// After bluetoothd restarted (or forgot the strap), its device object exists again only once
+    /// a scan sees it advertise: look for it, as long as the scan timeout allows.
+    func rediscover(_ target: DiscoveredDevice) async throws(BlueZError) {
+        guard await client.device(target.address, on: adapter) == nil else { return }
+        let stream = try await client.discover(adapter: adapter)
+        for await device in stream.until(ContinuousClock.now + scanTimeout.duration)
+        where device.address == target.address {
+            return
+        }
+        throw BlueZError(.deviceNotFound, "\(target.address) is not advertising")
+    }
+
+    /// `wanted` is the device's address, or a case-insensitive part of its name.
+    static func matches(_ device: DiscoveredDevice, _ wanted: String) -> Bool {
+        if let address = BluetoothAddress(wanted) { return device.address == address }
+        guard let name = device.displayName else { return false }
+        return name.lowercased().contains(wanted.lowercased())
+    }
+
+    /// Where the last device watched is remembered (XDG rules), if anywhere.
+    static var stateStore: StateStore? {
+        var environment: [String: String] = [:]
+        for key in ["XDG_STATE_HOME", "HOME"] {
+            if let value = getenv(key) { environment[key] = String(cString: value) }
+        }
+        return StateStore(environment: environment)
+    }
+}

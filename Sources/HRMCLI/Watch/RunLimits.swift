@@ -1,0 +1,20 @@
+/// `--count` and `--duration`: both end the session through its `SessionStop`, as Ctrl-C does.
+struct RunLimits: Sendable {
+    var count: Int?
+    var duration: Seconds?
+
+    /// Counts the session's measurements and stops it at `count`.
+    func counter(_ stop: SessionStop) -> SessionCounter {
+        SessionCounter(limit: count, stop: stop)
+    }
+
+    /// Stops the session `duration` after `start` (scanning and connecting included); cancel the
+    /// task when the session ends first.
+    func timer(from start: ContinuousClock.Instant, _ stop: SessionStop) -> Task<Void, Never>? {
+        guard let duration else { return nil }
+        return Task {
+            guard (try? await Task.sleep(until: start + duration.duration)) != nil else { return }
+            stop.stop(.durationReached)
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import HeartRate
+import Synchronization
+import Testing
+
+@testable import HRMCLI
+
+/// Collects what reaches it, in order (a sink that does its work at once, as stdout does).
+final class CollectingSink: EventSink {
+    private let events = Mutex<[MonitorEvent]>([])
+    var received: [MonitorEvent] { events.withLock { $0 } }
+    func receive(_ event: MonitorEvent) { events.withLock { $0.append(event) } }
+    func finish() async {}
+}
+
+/// A slow sink that writes nothing until it is released: a stalled web client or disk.
+final class StalledSink: SlowEventSink {
+    private let state = Mutex<
+        (written: [MonitorEvent], released: Bool, waiters: [CheckedContinuation<Void, Never>])
+    >(
+        ([], false, []))
+    private let closedFlag = Mutex(false)
+    var written: [MonitorEvent] { state.withLock { $0.written } }
+    var closed: Bool { closedFlag.withLock { $0 } }
+
+    func write(_ event: MonitorEvent) async throws {
+        await withCheckedContinuation { continuation in
+            let go = state.withLock { state -> Bool in
+                if state.released { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+        }
+        state.withLock { $0.written.append(event) }
+    }
+
+    func release() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.released = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    func close() async { closedFlag.withLock { $0 = true } }
+}
+
+struct FailingSink: SlowEventSink {
+    struct Broken: Error, CustomStringConvertible { var description: String { "disk full" } }
+    func write(_ event: MonitorEvent) async throws { throw Broken() }
+    func close() async {}
+}
+
+/// Records what a queued sink reported, and lets a test wait for it.
+final class TroubleLog: Sendable {
+    private let log = Mutex<[QueuedSink.Trouble]>([])
+    let (reports, continuation) = AsyncStream.makeStream(of: QueuedSink.Trouble.self)
+    var all: [QueuedSink.Trouble] { log.withLock { $0 } }
+    func record(_ trouble: QueuedSink.Trouble) {
+        log.withLock { $0.append(trouble) }
+        continuation.yield(trouble)
+    }
+    func next() async -> QueuedSink.Trouble? {
+        for await trouble in reports { return trouble }
+        return nil
+    }
+}
+
+func measurement(_ bpm: UInt8, device: String = "AA:BB:CC:DD:EE:FF") -> MonitorEvent {
+    MonitorEvent.decoding([0x00, bpm], device: device)
+}
+
+func bpm(_ event: MonitorEvent) -> Int? {
+    if case .measurement(let m) = event.kind { Int(m.heartRate) } else { nil }
+}
+
+@Suite struct PipelineTests {
+    @Test func processorsRunInOrderBeforeEverySink() {
+        final class Doubler: EventProcessor {
+            func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
+                emit(event)
+                if let value = bpm(event) { emit(measurement(UInt8(value + 1))) }
+            }
+        }
+        let stop = SessionStop()
+        let counter = SessionCounter(limit: nil, stop: stop)
+        let (first, second) = (CollectingSink(), CollectingSink())
+        let pipeline = EventPipeline(processors: [Doubler(), counter], sinks: [first, second])
+        pipeline.send(measurement(60))
+        pipeline.send(measurement(70))
+        #expect(first.received.compactMap(bpm) == [60, 61, 70, 71])
+        #expect(second.received.compactMap(bpm) == [60, 61, 70, 71])
+        #expect(counter.current.measurements == 4, "the counter comes after the doubler")
+    }
+
+    @Test func theCounterStopsTheSessionAndSwallowsLateMeasurements() {
+        let stop = SessionStop()
+        let counter = SessionCounter(limit: 2, stop: stop)
+        let sink = CollectingSink()
+        let pipeline = EventPipeline(processors: [counter], sinks: [sink])
+        pipeline.send(measurement(60))
+        #expect(stop.reason == nil)
+        pipeline.send(MonitorEvent.decoding([0x10, 60, 0x01], device: "AA:BB:CC:DD:EE:FF"))
+        pipeline.send(measurement(61))
+        #expect(stop.reason == .countReached)
+        pipeline.send(measurement(62))
+        #expect(sink.received.compactMap(bpm) == [60, 61])
+        #expect(counter.current == SessionCounter.Counts(measurements: 2, malformed: 1))
+        #expect(counter.summary == "2 measurements, 1 malformed notification skipped")
+    }
+
+    @Test func theFirstStopReasonIsKept() async {
+        let stop = SessionStop()
+        let result = await stop.run {
+            stop.stop(.outputClosed)
+            stop.stop(.interrupted)
+            return Task.isCancelled
+        }
+        #expect(result, "stop cancels the session's task")
+        #expect(stop.reason == .outputClosed)
+    }
+
+    @Test func batteryEventsOnlyAfterInfoAndOnlyChanges() {
+        let sink = CollectingSink()
+        let pipeline = EventPipeline(processors: [BatteryChanges()], sinks: [sink])
+        let device = "AA:BB:CC:DD:EE:FF"
+        func battery(_ percent: Int) {
+            pipeline.send(MonitorEvent(device: device, kind: .battery(percent: percent)))
+        }
+        battery(90)
+        pipeline.send(
+            MonitorEvent(
+                device: device,
+                kind: .info(name: "H10", location: nil, battery: 87, manufacturer: nil, model: nil)))
+        battery(87)
+        battery(86)
+        battery(86)
+        battery(85)
+        let levels = sink.received.compactMap { event -> Int? in
+            if case .battery(let percent) = event.kind { percent } else { nil }
+        }
+        #expect(levels == [86, 85])
+    }
+
+    /// A sink that stops writing must not delay the stream or the other sinks.
+    @Test func aStalledSinkDelaysNothing() async {
+        let stalled = StalledSink()
+        let troubles = TroubleLog()
+        let queued = QueuedSink(stalled, capacity: 100, policy: .dropOldest, trouble: troubles.record)
+        let direct = CollectingSink()
+        let pipeline = EventPipeline(processors: [], sinks: [queued, direct])
+        for i in 0..<10_000 { pipeline.send(measurement(UInt8(i % 200))) }
+        #expect(
+            direct.received.count == 10_000, "every event reached the direct sink while the other stalled")
+        stalled.release()
+        await queued.finish(timeout: .seconds(10))
+        // At most one batch was being written and 100 waited; every other event is reported as
+        // dropped: none is lost without a word.
+        let dropped = troubles.all.reduce(0) { total, trouble in
+            if case .dropped(let count) = trouble { total + count } else { total }
+        }
+        #expect((100...200).contains(stalled.written.count))
+        #expect(stalled.written.count + dropped == 10_000)
+        #expect(stalled.written.last.flatMap(bpm) == 9_999 % 200)
+        #expect(stalled.closed)
+    }
+
+    @Test func aSinkThatCannotKeepUpIsDropped() async {
+        let stalled = StalledSink()
+        let troubles = TroubleLog()
+        let queued = QueuedSink(stalled, capacity: 10, policy: .dropSink, trouble: troubles.record)
+        let pipeline = EventPipeline(processors: [], sinks: [queued])
+        for i in 0..<50 { pipeline.send(measurement(UInt8(i))) }
+        stalled.release()
+        #expect(await troubles.next() == .sinkDropped)
+        await queued.finish(timeout: .seconds(10))
+        #expect(stalled.written.count <= 1, "nothing after the overflow")
+        #expect(troubles.all == [.sinkDropped])
+    }
+
+    @Test func aFailingSinkIsReportedOnceAndTheRestGoesOn() async {
+        let troubles = TroubleLog()
+        let queued = QueuedSink(FailingSink(), capacity: 10, policy: .dropOldest, trouble: troubles.record)
+        let direct = CollectingSink()
+        let pipeline = EventPipeline(processors: [], sinks: [queued, direct])
+        pipeline.send(measurement(60))
+        #expect(await troubles.next() == .failed("disk full"))
+        pipeline.send(measurement(61))
+        await queued.finish(timeout: .seconds(10))
+        #expect(direct.received.count == 2)
+        #expect(troubles.all == [.failed("disk full")])
+    }
+
+    /// finish waits for a stuck sink no longer than it was told to.
+    @Test func finishGivesUpOnAStuckSink() async {
+        let stalled = StalledSink()
+        let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest, trouble: { _ in })
+        queued.receive(measurement(60))
+        let started = ContinuousClock.now
+        await queued.finish(timeout: .milliseconds(200))
+        #expect(ContinuousClock.now - started < .seconds(30), "returned after its timeout, not never")
+        #expect(stalled.written.isEmpty)
+        stalled.release()
+    }
+}
