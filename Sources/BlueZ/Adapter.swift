@@ -2,8 +2,7 @@
 public struct Adapter: Sendable, Equatable {
     /// `hci0`.
     public let name: String
-    /// `/org/bluez/hci0`.
-    public let path: String
+    public let path: AdapterPath
     public let address: BluetoothAddress?
     public let alias: String?
     public let powered: Bool

@@ -1,14 +1,12 @@
 import DBus
 
 extension BlueZClient {
-    static let batteryInterface = "org.bluez.Battery1"
-
     /// Battery levels of the device as they change: `org.bluez.Battery1.Percentage` updates
     /// (bluetoothd follows the strap's 0x2A19 notifications) and the level Battery1 arrives with
     /// after each reconnect. The stream lasts until the consumer stops listening or the client
     /// closes; it may repeat a level.
-    public func batteryLevels(_ devicePath: String) -> AsyncStream<Int> {
-        let device = ObjectPath(stringLiteral: devicePath)
+    public func batteryLevels(_ devicePath: DevicePath) -> AsyncStream<Int> {
+        let device = devicePath.objectPath
         let (events, watcher) = watch()
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let relay = Task {

@@ -5,8 +5,13 @@ import DBus
 /// The match rules are in place before GetManagedObjects, so nothing that happens in between is
 /// missed; from then on the mirror follows the signals in bus order.
 public actor BlueZClient {
-    static let service: BusName = "org.bluez"
-    static let adapterInterface = "org.bluez.Adapter1"
+    static let service = BlueZNames.service
+    static let adapterInterface = BlueZNames.Interface.adapter
+    static let deviceInterface = BlueZNames.Interface.device
+    static let serviceInterface = BlueZNames.Interface.service
+    static let characteristicInterface = BlueZNames.Interface.characteristic
+    static let descriptorInterface = BlueZNames.Interface.descriptor
+    static let batteryInterface = BlueZNames.Interface.battery
 
     let connection: Connection
     var mirror = ObjectMirror()
@@ -14,13 +19,13 @@ public actor BlueZClient {
     private var watchers: [Int: AsyncStream<ObjectEvent>.Continuation] = [:]
     private var nextWatcher = 0
     /// Characteristics with a StartNotify session of ours, by path.
-    var notifying: Set<String> = []
+    var notifying: Set<AttributePath> = []
     /// StopNotify calls on their way, by characteristic path.
-    var stopping: [String: Task<Void, Never>] = [:]
+    var stopping: [AttributePath: Task<Void, Never>] = [:]
     /// The readers of acquired notify sockets, by characteristic path.
-    var acquired: [String: DatagramReader] = [:]
+    var acquired: [AttributePath: DatagramReader] = [:]
     /// StartNotify sessions (kept across drops), by characteristic path.
-    var sessions: [String: NotifySession] = [:]
+    var sessions: [AttributePath: NotifySession] = [:]
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.
     let callTimeout: Duration
 
@@ -160,7 +165,7 @@ public actor BlueZClient {
         func string(_ key: String) -> String? { if case .string(let s)? = properties[key] { s } else { nil } }
         func bool(_ key: String) -> Bool { if case .boolean(let b)? = properties[key] { b } else { false } }
         return Adapter(
-            name: path.lastElement, path: path.rawValue,
+            name: path.lastElement, path: AdapterPath(path),
             address: string("Address").flatMap { BluetoothAddress($0) },
             alias: string("Alias"), powered: bool("Powered"), discovering: bool("Discovering"))
     }
@@ -191,10 +196,10 @@ public actor BlueZClient {
         -> Adapter
     {
         if adapter.powered { return adapter }
-        let path = ObjectPath(stringLiteral: adapter.path)
+        let path = adapter.path.objectPath
         do throws(DBusError) {
             try await connection.setProperty(
-                "Powered", to: .boolean(true), interface: "org.bluez.Adapter1", path: path,
+                "Powered", to: .boolean(true), interface: BlueZNames.Call.adapter, path: path,
                 destination: Self.service, timeout: callTimeout)
         } catch {
             throw BlueZError(error)
@@ -217,7 +222,7 @@ extension BlueZClient {
             let powered = Set(
                 mirror.paths(with: Self.adapterInterface).filter {
                     mirror.properties($0, Self.adapterInterface)?["Powered"] == .boolean(true)
-                }.map(\.rawValue))
+                }.map(AdapterPath.init))
             return powered.isSubset(of: poweredBefore) ? .pending : .done(true)
         }
     }

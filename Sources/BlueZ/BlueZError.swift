@@ -23,17 +23,31 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case bluez = "bluez_error"
         /// Any other D-Bus failure.
         case dbus = "dbus_error"
+        /// A path given as text is not a valid D-Bus object path.
+        case invalidPath = "invalid_path"
     }
 
     public let code: Code
     public let message: String
     /// The D-Bus error name behind it, when there is one.
     public let dbusName: String?
+    /// bluetoothd's reply, when the error is one of its `org.bluez.Error.*`.
+    public var reply: BlueZReply? { dbusName.flatMap(BlueZReply.init(errorName:)) }
 
     public init(_ code: Code, _ message: String, dbusName: String? = nil) {
         self.code = code
         self.message = message
         self.dbusName = dbusName
+    }
+
+    /// A Connect that failed in a way that is routine on real controllers and worth a retry once
+    /// Connected has gone false: InProgress, or Failed with `le-connection-abort-by-local`.
+    public var isRoutineConnectFailure: Bool {
+        switch reply {
+        case .inProgress: true
+        case .failed: message.contains("le-connection-abort-by-local")
+        default: false
+        }
     }
 
     public var description: String { message }
@@ -57,11 +71,12 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
             self.init(
                 .disconnected, "lost the connection to the system bus: \(error.message)", dbusName: name)
         default:
-            if name == "org.bluez.Error.NotReady" {
+            if BlueZReply(errorName: name) == .notReady {
                 self.init(.adapterPoweredOff, "the adapter is powered off", dbusName: name)
-            } else if name.hasPrefix("org.bluez.Error.") {
+            } else if name.hasPrefix(BlueZNames.errorPrefix) {
                 self.init(
-                    .bluez, "\(name.dropFirst("org.bluez.Error.".count)): \(error.message)", dbusName: name)
+                    .bluez, "\(name.dropFirst(BlueZNames.errorPrefix.count)): \(error.message)",
+                    dbusName: name)
             } else {
                 self.init(.dbus, "\(name): \(error.message)", dbusName: name)
             }

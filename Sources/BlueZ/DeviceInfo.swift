@@ -16,8 +16,8 @@ public struct DeviceInfo: Sendable, Equatable {
 extension BlueZClient {
     /// Reads the device's name, Body Sensor Location, battery and Device Information strings.
     /// A characteristic that is missing or fails to read is simply absent.
-    public func info(_ devicePath: String) async -> DeviceInfo {
-        let path = ObjectPath(stringLiteral: devicePath)
+    public func info(_ devicePath: DevicePath) async -> DeviceInfo {
+        let path = devicePath.objectPath
         var info = DeviceInfo()
         let device = mirror.properties(path, Self.deviceInterface)
         if case .string(let name)? = device?["Name"] {
@@ -32,7 +32,7 @@ extension BlueZClient {
         if let location = find(0x2A38), let bytes = try? await read(location) {
             info.bodySensorLocation = bytes.first
         }
-        if case .byte(let percent)? = mirror.properties(path, "org.bluez.Battery1")?["Percentage"] {
+        if case .byte(let percent)? = mirror.properties(path, Self.batteryInterface)?["Percentage"] {
             info.battery = Int(percent)
         } else if let level = find(0x2A19), let bytes = try? await read(level), let first = bytes.first,
             first <= 100

@@ -15,10 +15,9 @@ public struct DiscoveredDevice: Sendable, Equatable {
     public let appearance: UInt16?
     public let manufacturerData: [UInt16: [UInt8]]
     public let connected: Bool
-    /// The object path, `/org/bluez/hci0/dev_...`.
-    public let path: String
-    /// The adapter's object path.
-    public let adapterPath: String
+    public let path: DevicePath
+    /// The adapter the device was seen by.
+    public let adapterPath: AdapterPath
 
     init?(path: ObjectPath, properties: [String: Value]) {
         guard case .string(let addressText)? = properties["Address"],
@@ -60,11 +59,11 @@ public struct DiscoveredDevice: Sendable, Equatable {
         } else {
             connected = false
         }
-        self.path = path.rawValue
+        self.path = DevicePath(path)
         if case .objectPath(let adapter)? = properties["Adapter"] {
-            adapterPath = adapter.rawValue
+            adapterPath = AdapterPath(adapter)
         } else {
-            adapterPath = path.parent?.rawValue ?? ""
+            adapterPath = AdapterPath(path.parent ?? .root)
         }
     }
 

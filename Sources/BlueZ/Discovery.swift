@@ -1,8 +1,6 @@
 import DBus
 
 extension BlueZClient {
-    static let deviceInterface = "org.bluez.Device1"
-
     /// Devices of `adapter` as discovery finds and updates them, starting with the ones bluetoothd
     /// already knows. `services` filters by advertised service (nil: every device); the filter is
     /// applied again here because bluetoothd merges every client's filter. Ending the stream (the
@@ -10,16 +8,16 @@ extension BlueZClient {
     public func discover(
         adapter: Adapter, services: [BluetoothUUID]? = [BluetoothUUID(0x180D)]
     ) async throws(BlueZError) -> AsyncStream<DiscoveredDevice> {
-        let adapterPath = ObjectPath(stringLiteral: adapter.path)
+        let adapterPath = adapter.path.objectPath
         var filter: [String: Value] = ["Transport": .string("le"), "DuplicateData": .boolean(true)]
         if let services { filter["UUIDs"] = .strings(services.map(\.description)) }
         let (events, watcherID) = watch()
         do throws(DBusError) {
             _ = try await connection.call(
-                destination: Self.service, path: adapterPath, interface: "org.bluez.Adapter1",
+                destination: Self.service, path: adapterPath, interface: BlueZNames.Call.adapter,
                 member: "SetDiscoveryFilter", body: [.propertyMap(filter)], timeout: callTimeout)
             _ = try await connection.call(
-                destination: Self.service, path: adapterPath, interface: "org.bluez.Adapter1",
+                destination: Self.service, path: adapterPath, interface: BlueZNames.Call.adapter,
                 member: "StartDiscovery", timeout: callTimeout)
         } catch {
             unwatch(watcherID)
@@ -62,7 +60,7 @@ extension BlueZClient {
                 await self?.unwatch(watcherID)
                 // "No discovery started" (it stopped already) is fine.
                 _ = try? await connection.call(
-                    destination: BlueZClient.service, path: adapterPath, interface: "org.bluez.Adapter1",
+                    destination: BlueZClient.service, path: adapterPath, interface: BlueZNames.Call.adapter,
                     member: "StopDiscovery", timeout: timeout)
             }
         }

@@ -4,15 +4,14 @@ import DBus
 public struct Service: Sendable, Equatable {
     public let uuid: BluetoothUUID
     public let primary: Bool
-    /// `/org/bluez/hci0/dev_.../service0015`.
-    public let path: String
+    public let path: AttributePath
 }
 
 /// A GATT descriptor (`org.bluez.GattDescriptor1`), such as 0x2902, the CCC.
 public struct Descriptor: Sendable, Equatable {
     public let uuid: BluetoothUUID
-    public let path: String
-    public let characteristicPath: String
+    public let path: AttributePath
+    public let characteristicPath: AttributePath
 }
 
 /// A GATT characteristic of a connected device (`org.bluez.GattCharacteristic1`).
@@ -21,53 +20,48 @@ public struct Characteristic: Sendable, Equatable {
     public let serviceUUID: BluetoothUUID?
     /// `read`, `write`, `notify`, ...
     public let flags: [String]
-    /// `/org/bluez/hci0/dev_.../service0015/char0016`.
-    public let path: String
-    public let devicePath: String
+    public let path: AttributePath
+    public let devicePath: DevicePath
 }
 
 extension BlueZClient {
-    static let characteristicInterface = "org.bluez.GattCharacteristic1"
-    static let serviceInterface = "org.bluez.GattService1"
-
     /// The device at `address` under `adapter`, as bluetoothd knows it now.
     public func device(_ address: BluetoothAddress, on adapter: Adapter) -> DiscoveredDevice? {
-        let path = ObjectPath(stringLiteral: "\(adapter.path)/\(address.pathComponent)")
+        guard let path = try? adapter.path.objectPath.appending(address.pathComponent) else { return nil }
         return mirror.properties(path, Self.deviceInterface).flatMap {
             DiscoveredDevice(path: path, properties: $0)
         }
     }
 
-    static let descriptorInterface = "org.bluez.GattDescriptor1"
-
     /// The services bluetoothd has exported for `devicePath`, by path (that is, by handle).
-    public func services(of devicePath: String) -> [Service] {
-        let device = ObjectPath(stringLiteral: devicePath)
+    public func services(of devicePath: DevicePath) -> [Service] {
+        let device = devicePath.objectPath
         return mirror.paths(with: Self.serviceInterface).compactMap { path -> Service? in
             guard path.isDescendant(of: device),
                 let properties = mirror.properties(path, Self.serviceInterface),
                 case .string(let text)? = properties["UUID"], let uuid = BluetoothUUID(text)
             else { return nil }
-            return Service(uuid: uuid, primary: properties["Primary"] != .boolean(false), path: path.rawValue)
+            return Service(
+                uuid: uuid, primary: properties["Primary"] != .boolean(false), path: AttributePath(path))
         }
     }
 
     /// The descriptors of `characteristic`, by path.
     public func descriptors(of characteristic: Characteristic) -> [Descriptor] {
-        let parent = ObjectPath(stringLiteral: characteristic.path)
+        let parent = characteristic.path.objectPath
         return mirror.paths(with: Self.descriptorInterface).compactMap { path -> Descriptor? in
             guard path.isDescendant(of: parent),
                 case .string(let text)? = mirror.properties(path, Self.descriptorInterface)?["UUID"],
                 let uuid = BluetoothUUID(text)
             else { return nil }
-            return Descriptor(uuid: uuid, path: path.rawValue, characteristicPath: characteristic.path)
+            return Descriptor(uuid: uuid, path: AttributePath(path), characteristicPath: characteristic.path)
         }
     }
 
     /// The characteristic with `uuid` (16- or 128-bit, compared as 128-bit), in the service with
     /// `service` when given; the first by handle when several match.
     public func characteristic(
-        _ uuid: BluetoothUUID, service: BluetoothUUID? = nil, of devicePath: String
+        _ uuid: BluetoothUUID, service: BluetoothUUID? = nil, of devicePath: DevicePath
     ) -> Characteristic? {
         characteristics(of: devicePath).first {
             $0.uuid == uuid && (service == nil || $0.serviceUUID == service)
@@ -75,8 +69,8 @@ extension BlueZClient {
     }
 
     /// The characteristics bluetoothd has exported for `devicePath`, by path.
-    public func characteristics(of devicePath: String) -> [Characteristic] {
-        let device = ObjectPath(stringLiteral: devicePath)
+    public func characteristics(of devicePath: DevicePath) -> [Characteristic] {
+        let device = devicePath.objectPath
         return mirror.paths(with: Self.characteristicInterface).compactMap { path -> Characteristic? in
             guard path.isDescendant(of: device),
                 let properties = mirror.properties(path, Self.characteristicInterface),
@@ -93,7 +87,7 @@ extension BlueZClient {
                 serviceUUID = BluetoothUUID(text)
             }
             return Characteristic(
-                uuid: uuid, serviceUUID: serviceUUID, flags: flags, path: path.rawValue,
+                uuid: uuid, serviceUUID: serviceUUID, flags: flags, path: AttributePath(path),
                 devicePath: devicePath)
         }
     }
@@ -151,10 +145,10 @@ extension BlueZClient {
     /// and one that lost track of a link (`device_add_connection() ... is already connected` in
     /// its log) answers every later Connect at once without ever setting Connected.
     public func connect(
-        _ devicePath: String, require: [BluetoothUUID] = [], attempts: Int = 3,
+        _ devicePath: DevicePath, require: [BluetoothUUID] = [], attempts: Int = 3,
         timeout: Duration = .seconds(20)
     ) async throws(BlueZError) -> Bool {
-        let path = ObjectPath(stringLiteral: devicePath)
+        let path = devicePath.objectPath
         if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
             try await awaitServices(path, require: require, timeout: timeout)
             return false
@@ -179,15 +173,13 @@ extension BlueZClient {
             attempt += 1
             do throws(DBusError) {
                 _ = try await connection.call(
-                    destination: Self.service, path: path, interface: "org.bluez.Device1", member: "Connect",
+                    destination: Self.service, path: path, interface: BlueZNames.Call.device,
+                    member: "Connect",
                     timeout: timeout)
                 return
             } catch {
-                let routine =
-                    error.name.rawValue == "org.bluez.Error.InProgress"
-                    || (error.name.rawValue == "org.bluez.Error.Failed"
-                        && error.message.contains("le-connection-abort-by-local"))
-                guard routine, attempt < attempts else { throw BlueZError(error) }
+                let failure = BlueZError(error)
+                guard failure.isRoutineConnectFailure, attempt < attempts else { throw failure }
                 // Retry once Connected has gone false (it usually is already).
                 _ = try? await wait("Connected to go false", timeout: .seconds(3)) {
                     (mirror) -> WaitOutcome<Bool> in
@@ -238,21 +230,24 @@ extension BlueZClient {
         }
         // bluetoothd exports the GATT objects one signal at a time: let the set settle (no new
         // characteristic for 150 ms, 1.5 s at most) so that optional ones are there too.
-        var known = characteristics(of: path.rawValue).count
+        var known = characteristics(of: DevicePath(path)).count
         for _ in 0..<10 {
             try? await Task.sleep(for: .milliseconds(150))
-            let now = characteristics(of: path.rawValue).count
+            let now = characteristics(of: DevicePath(path)).count
             if now == known { break }
             known = now
         }
     }
 
     /// Disconnects and waits for Connected=false, which bluetoothd sends after the reply.
-    public func disconnect(_ devicePath: String, timeout: Duration = .seconds(10)) async throws(BlueZError) {
-        let path = ObjectPath(stringLiteral: devicePath)
+    public func disconnect(_ devicePath: DevicePath, timeout: Duration = .seconds(10))
+        async throws(BlueZError)
+    {
+        let path = devicePath.objectPath
         do throws(DBusError) {
             _ = try await connection.call(
-                destination: Self.service, path: path, interface: "org.bluez.Device1", member: "Disconnect",
+                destination: Self.service, path: path, interface: BlueZNames.Call.device,
+                member: "Disconnect",
                 timeout: timeout)
         } catch {
             throw BlueZError(error)
@@ -275,8 +270,8 @@ extension BlueZClient {
         defer { session?.endRead(value) }
         do throws(DBusError) {
             let reply = try await connection.call(
-                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
-                interface: "org.bluez.GattCharacteristic1", member: "ReadValue", body: [.propertyMap([:])],
+                destination: Self.service, path: characteristic.path.objectPath,
+                interface: BlueZNames.Call.characteristic, member: "ReadValue", body: [.propertyMap([:])],
                 timeout: callTimeout)
             value = try reply.decode([UInt8].self)
             return value ?? []
@@ -290,8 +285,8 @@ extension BlueZClient {
     {
         do throws(DBusError) {
             _ = try await connection.call(
-                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
-                interface: "org.bluez.GattCharacteristic1", member: "WriteValue",
+                destination: Self.service, path: characteristic.path.objectPath,
+                interface: BlueZNames.Call.characteristic, member: "WriteValue",
                 body: [.bytes(value), .propertyMap(["type": .string(withResponse ? "request" : "command")])],
                 timeout: callTimeout)
         } catch {

@@ -31,9 +31,8 @@ extension BlueZClient {
     ) async throws(BlueZError) -> AsyncStream<NotificationEvent> {
         let offersAcquire =
             characteristic.flags.contains("notify")
-            && mirror.properties(
-                ObjectPath(stringLiteral: characteristic.path), Self.characteristicInterface)?[
-                    "NotifyAcquired"]
+            && mirror.properties(characteristic.path.objectPath, Self.characteristicInterface)?[
+                "NotifyAcquired"]
                 != nil
         switch method {
         case .startNotify:
@@ -70,8 +69,8 @@ extension BlueZClient {
         let mtu: UInt16
         do throws(DBusError) {
             let reply = try await connection.call(
-                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
-                interface: "org.bluez.GattCharacteristic1", member: "AcquireNotify",
+                destination: Self.service, path: characteristic.path.objectPath,
+                interface: BlueZNames.Call.characteristic, member: "AcquireNotify",
                 body: [.propertyMap([:])],
                 timeout: callTimeout)
             let (fd, size) = try reply.decode(UnixFD.self, UInt16.self)
@@ -86,7 +85,7 @@ extension BlueZClient {
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
         // bluetoothd closes the socket just before it announces Connected=false: finish once the
         // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
-        let device = ObjectPath(stringLiteral: characteristic.devicePath)
+        let device = characteristic.devicePath.objectPath
         let reader = try DatagramReader(
             socket: socket, mtu: Int(mtu), deliver: inline ?? { continuation.yield(.value($0)) },
             end: { [weak self] byPeer in
@@ -113,7 +112,7 @@ extension BlueZClient {
         return stream
     }
 
-    func forget(_ reader: DatagramReader, at path: String) {
+    func forget(_ reader: DatagramReader, at path: AttributePath) {
         if acquired[path] === reader { acquired[path] = nil }
     }
 
@@ -132,9 +131,9 @@ extension BlueZClient {
         let session = sessions[characteristic.path] ?? startSession(characteristic)
         do throws(DBusError) {
             _ = try await connection.call(
-                destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
-                interface: "org.bluez.GattCharacteristic1", member: "StartNotify", timeout: callTimeout)
-        } catch  where error.name.rawValue == "org.bluez.Error.InProgress" {
+                destination: Self.service, path: characteristic.path.objectPath,
+                interface: BlueZNames.Call.characteristic, member: "StartNotify", timeout: callTimeout)
+        } catch  where BlueZReply(errorName: error.name.rawValue) == .inProgress {
             // This client's session survived the drop (Cache = always): it is ours already.
         } catch {
             endSession(characteristic.path)
@@ -153,8 +152,8 @@ extension BlueZClient {
     }
 
     func startSession(_ characteristic: Characteristic) -> NotifySession {
-        let path = ObjectPath(stringLiteral: characteristic.path)
-        let device = ObjectPath(stringLiteral: characteristic.devicePath)
+        let path = characteristic.path.objectPath
+        let device = characteristic.devicePath.objectPath
         let (events, watcher) = watch()
         let session = NotifySession(watcher: watcher)
         let pump = Task {
@@ -172,7 +171,7 @@ extension BlueZClient {
         return session
     }
 
-    func endSession(_ path: String) {
+    func endSession(_ path: AttributePath) {
         guard let session = sessions.removeValue(forKey: path) else { return }
         session.close()
         unwatch(session.watcher)
@@ -188,8 +187,8 @@ extension BlueZClient {
             let timeout = callTimeout
             stopping[characteristic.path] = Task {
                 _ = try? await connection.call(
-                    destination: Self.service, path: ObjectPath(stringLiteral: characteristic.path),
-                    interface: "org.bluez.GattCharacteristic1", member: "StopNotify", timeout: timeout)
+                    destination: Self.service, path: characteristic.path.objectPath,
+                    interface: BlueZNames.Call.characteristic, member: "StopNotify", timeout: timeout)
             }
         }
         await stopping[characteristic.path]?.value

@@ -65,7 +65,9 @@ import Testing
                 await client.characteristic(Self.hr, service: BluetoothUUID(0x180F), of: strap.path) == nil)
             let descriptors = await client.descriptors(of: measurement)
             #expect(descriptors.map(\.uuid) == [BluetoothUUID(0x2902)])
-            #expect(descriptors.first?.path.hasPrefix(measurement.path + "/desc") == true)
+            #expect(
+                descriptors.first?.path.description.hasPrefix(measurement.path.description + "/desc") == true)
+            #expect(descriptors.first.map { $0.path.isDescendant(of: measurement.path) } == true)
         }
     }
 

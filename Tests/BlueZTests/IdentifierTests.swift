@@ -52,3 +52,45 @@ import Testing
         #expect(BluetoothUUID(text) == nil)
     }
 }
+
+@Suite struct BlueZPathTests {
+    /// A path from outside the process is checked: a bad one throws a typed error, never traps.
+    @Test(arguments: [
+        "", "org/bluez", "/org/bluez/", "/org//bluez", "/org/bluez/hci0/dev_AA-BB", "/org/blüez",
+    ])
+    func invalidPathsThrow(text: String) {
+        #expect(throws: BlueZError.self) { try DevicePath(text) }
+        do {
+            _ = try AttributePath(text)
+        } catch {
+            #expect(error.code == .invalidPath)
+        }
+    }
+
+    @Test func validPathsKeepTheirText() throws {
+        let device = try DevicePath("/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF")
+        let characteristic = try AttributePath("/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF/service0015/char0016")
+        #expect(device.description == "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF")
+        #expect(characteristic.isDescendant(of: device))
+        #expect(!device.isDescendant(of: characteristic))
+    }
+
+    /// bluetoothd's error names map to cases; the routine Connect failures are recognised by case.
+    @Test func bluezRepliesByCase() {
+        #expect(BlueZReply(errorName: "org.bluez.Error.InProgress") == .inProgress)
+        #expect(BlueZReply(errorName: "org.bluez.Error.NotPermitted") == .notPermitted)
+        #expect(BlueZReply(errorName: "org.bluez.Error.Unheard") == nil)
+        #expect(BlueZReply(errorName: "org.freedesktop.DBus.Error.Failed") == nil)
+        for reply in BlueZReply.allCases {
+            #expect(BlueZReply(errorName: "org.bluez.Error.\(reply.rawValue)") == reply)
+        }
+        let abort = BlueZError(
+            .bluez, "Failed: le-connection-abort-by-local", dbusName: "org.bluez.Error.Failed")
+        #expect(abort.reply == .failed)
+        #expect(abort.isRoutineConnectFailure)
+        #expect(BlueZError(.bluez, "x", dbusName: "org.bluez.Error.InProgress").isRoutineConnectFailure)
+        #expect(
+            !BlueZError(.bluez, "Failed: 0x80", dbusName: "org.bluez.Error.Failed").isRoutineConnectFailure)
+        #expect(!BlueZError(.timeout, "x").isRoutineConnectFailure)
+    }
+}

@@ -9,6 +9,8 @@ enum Failure {
         // EX_NOPERM
         case .accessDenied: 77
         case .deviceNotFound, .timeout, .bluez, .dbus: 1
+        // EX_USAGE: a path given as text that is not one.
+        case .invalidPath: 64
         }
     }
 

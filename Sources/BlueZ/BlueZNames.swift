@@ -1,0 +1,58 @@
+import DBus
+
+/// Every name hrm uses on bluetoothd's side of the bus, once (BlueZ 5.66, `doc/*-api.txt`).
+enum BlueZNames {
+    static let service: BusName = "org.bluez"
+    /// The root of bluetoothd's objects (adapters are `/org/bluez/hciN`).
+    static let root: ObjectPath = "/org/bluez"
+
+    /// Interface names as the object mirror keys them.
+    enum Interface {
+        static let adapter = "org.bluez.Adapter1"
+        static let device = "org.bluez.Device1"
+        static let service = "org.bluez.GattService1"
+        static let characteristic = "org.bluez.GattCharacteristic1"
+        static let descriptor = "org.bluez.GattDescriptor1"
+        static let battery = "org.bluez.Battery1"
+    }
+
+    /// The same, as calls take them.
+    enum Call {
+        static let adapter: InterfaceName = "org.bluez.Adapter1"
+        static let device: InterfaceName = "org.bluez.Device1"
+        static let characteristic: InterfaceName = "org.bluez.GattCharacteristic1"
+    }
+
+    /// The prefix of bluetoothd's error names (`org.bluez.Error.InProgress`).
+    static let errorPrefix = "org.bluez.Error."
+}
+
+/// The `org.bluez.Error.*` replies bluetoothd gives, as a client meets them.
+public enum BlueZReply: String, Sendable, CaseIterable {
+    /// Another operation of the same kind is running: a Connect, a discovery, a StartNotify of
+    /// another client (AcquireNotify). Routine: retry.
+    case inProgress = "InProgress"
+    /// The adapter is powered off.
+    case notReady = "NotReady"
+    /// Anything else; the message says what (`le-connection-abort-by-local`, an ATT error).
+    case failed = "Failed"
+    case notPermitted = "NotPermitted"
+    case notSupported = "NotSupported"
+    case notAuthorized = "NotAuthorized"
+    case notAvailable = "NotAvailable"
+    case notConnected = "NotConnected"
+    case alreadyConnected = "AlreadyConnected"
+    case alreadyExists = "AlreadyExists"
+    case doesNotExist = "DoesNotExist"
+    case invalidArguments = "InvalidArguments"
+    case invalidValueLength = "InvalidValueLength"
+    case invalidOffset = "InvalidOffset"
+    case authenticationFailed = "AuthenticationFailed"
+
+    /// The reply an error name stands for; nil for a name that is not bluetoothd's (or one this
+    /// list does not know: it is still a `.bluez` error with its name kept).
+    public init?(errorName: String) {
+        guard errorName.hasPrefix(BlueZNames.errorPrefix) else { return nil }
+        self.init(rawValue: String(errorName.dropFirst(BlueZNames.errorPrefix.count)))
+    }
+}
