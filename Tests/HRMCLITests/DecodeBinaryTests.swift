@@ -16,7 +16,7 @@ import Testing
     @Test func malformedPayloadGivesAnErrorLineAndTheRunGoesOn() async throws {
         let result = try await HRMProcess.run(["decode", "--json", "0e4801", "072c01"])
         #expect(result.status == 65)
-        #expect(result.stdoutLines.count == 2)
+        try #require(result.stdoutLines.count == 2)
         #expect(
             result.stdoutLines[0].hasPrefix(
                 #"{"type":"error","code":"truncated_energy","offset":2,"message":"#))
@@ -43,7 +43,7 @@ import Testing
         let input = "# capture\n16484d03\n\n0x07,0x2c,0x01\n0e 48 01\n"
         let result = try await HRMProcess.run(["decode", "--json"], stdin: input)
         #expect(result.status == 65)
-        #expect(result.stdoutLines.count == 3)
+        try #require(result.stdoutLines.count == 3)
         #expect(result.stdoutLines[1].contains(#""bpm":300,"contact":"detected""#))
         #expect(result.stdoutLines[2].contains(#""code":"truncated_energy""#))
     }
