@@ -37,10 +37,24 @@ import Testing
         defer { bus.stop() }
         let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: log))
         try await simulator.start()
-        let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
-        try await body(client, simulator)
+        let client: BlueZClient
+        do {
+            client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+        // Cleanup finishes before the test does, whether the body threw or not.
+        let failure: (any Error)?
+        do {
+            try await body(client, simulator)
+            failure = nil
+        } catch {
+            failure = error
+        }
         await client.close()
         await simulator.stop()
+        if let failure { throw failure }
     }
 
     static func connectError(_ scenario: String) async throws -> BlueZError? {
@@ -49,14 +63,16 @@ import Testing
         defer { bus.stop() }
         let simulator = Simulator(scenario: loaded, busAddress: bus.address, log: try SimulatorLog(path: nil))
         try await simulator.start()
-        defer { Task { await simulator.stop() } }
+        let failure: BlueZError?
         do {
             let client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
             await client.close()
-            return nil
+            failure = nil
         } catch {
-            return error
+            failure = error
         }
+        await simulator.stop()
+        return failure
     }
 
     @Test func adaptersAndSelection() async throws {
