@@ -35,7 +35,7 @@ final class Core: @unchecked Sendable {
     let calls = Mutex(Calls())
     let canPassFDs: Bool
 
-    // Loop-confined state.
+    // Loop-confined state: only methods that call `assertOnLoopThread()` touch it.
     let threadID: pthread_t
     var watches: [OpaquePointer] = []
     var timeouts: [OpaquePointer: UInt64] = [:]
@@ -58,6 +58,14 @@ final class Core: @unchecked Sendable {
     }
 
     var onLoopThread: Bool { pthread_equal(pthread_self(), threadID) != 0 }
+
+    /// First line of every method that may only run on the loop thread: the loop-confined state
+    /// has no lock, so touching it from elsewhere is a data race. `assert`, so release builds pay
+    /// nothing.
+    @inline(__always)
+    func assertOnLoopThread(_ function: StaticString = #function) {
+        assert(onLoopThread, "Core.\(function) runs only on the connection's loop thread")
+    }
 
     /// Wakes the loop from another thread (no-op once it has stopped).
     func wakeLoop() {

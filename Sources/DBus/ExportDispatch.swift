@@ -70,6 +70,7 @@ extension Core {
     }
 
     func dispatchMethodCall(_ pointer: OpaquePointer) {
+        assertOnLoopThread()
         let raw = OwnedMessage(retaining: pointer)
         let message: Message
         do {

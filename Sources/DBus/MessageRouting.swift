@@ -8,6 +8,7 @@ internal import Glibc
 extension Core {
     /// What the filter does with each message libdbus dispatches.
     func handle(_ message: OpaquePointer) -> DBusHandlerResult {
+        assertOnLoopThread()
         switch Int32(dbus_message_get_type(message)) {
         case Int32(CDBUS_MESSAGE_TYPE_METHOD_RETURN), Int32(CDBUS_MESSAGE_TYPE_ERROR):
             completeCall(reply: message)
@@ -30,6 +31,7 @@ extension Core {
     /// Delivers a signal to every stream with a matching rule, and follows NameOwnerChanged for the
     /// well-known senders that rules name.
     func dispatchSignal(_ message: OpaquePointer) {
+        assertOnLoopThread()
         // Header fields stay C strings: matching compares bytes, and Swift strings are only made
         // for signals some stream wants.
         let sender = dbus_message_get_sender(message)

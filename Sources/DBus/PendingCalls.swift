@@ -123,6 +123,7 @@ extension Core {
         destination: BusName?, path: ObjectPath, interface: InterfaceName, member: MemberName,
         body: [Value], timeout: Duration = .seconds(25), completion: @escaping Completion
     ) {
+        assertOnLoopThread()
         do {
             let message = try Connection.makeCall(
                 destination: destination, path: path, interface: interface, member: member, body: body,
@@ -139,6 +140,7 @@ extension Core {
     /// Completes the call that `message` (a method return or an error) answers; a reply to a call
     /// that has already timed out or been cancelled is dropped.
     func completeCall(reply message: OpaquePointer) {
+        assertOnLoopThread()
         let replySerial = dbus_message_get_reply_serial(message)
         let found = calls.withLock { state -> Pending? in
             guard let call = state.pending.removeValue(forKey: replySerial) else { return nil }

@@ -10,6 +10,7 @@ import Synchronization
 extension Core {
     /// The loop itself: runs on the loop thread from the connection's start until it is released.
     func run() {
+        assertOnLoopThread()
         let me = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(
             connection,
@@ -115,6 +116,7 @@ extension Core {
     }
 
     private func runJobs() {
+        assertOnLoopThread()
         while true {
             let jobs = inbox.withLock { state -> [@Sendable () -> Void] in
                 let jobs = state.jobs
@@ -127,12 +129,14 @@ extension Core {
     }
 
     private func dispatchAll() {
+        assertOnLoopThread()
         while dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
             dbus_connection_dispatch(connection)
         }
     }
 
     private func armTimeout(_ timeout: OpaquePointer) {
+        assertOnLoopThread()
         if dbus_timeout_get_enabled(timeout) != 0 {
             timeouts[timeout] =
                 monotonicNanos() + UInt64(max(0, dbus_timeout_get_interval(timeout))) * 1_000_000
@@ -142,6 +146,7 @@ extension Core {
     }
 
     private func pollTimeout() -> Int32 {
+        assertOnLoopThread()
         var next = UInt64.max
         for (_, deadline) in timeouts { next = min(next, deadline) }
         if let deadline = nextCallDeadline() { next = min(next, deadline) }
@@ -153,6 +158,7 @@ extension Core {
     }
 
     private func fireTimeouts() {
+        assertOnLoopThread()
         let now = monotonicNanos()
         for (timeout, deadline) in timeouts where deadline <= now {
             guard timeouts[timeout] != nil else { continue }
@@ -164,6 +170,7 @@ extension Core {
 
     /// Fails everything in flight, finishes every stream and closes the libdbus connection.
     func shutdown(_ reason: DBusError) {
+        assertOnLoopThread()
         guard open else { return }
         open = false
         closeReason = reason
@@ -176,6 +183,7 @@ extension Core {
     }
 
     private func teardown() {
+        assertOnLoopThread()
         // Jobs queued after the loop stopped still run, so every waiter gets its answer.
         inbox.withLock { $0.stopped = true }
         runJobs()
@@ -194,6 +202,7 @@ extension Core {
     }
 
     private func dispatchAllAfterClose() {
+        assertOnLoopThread()
         while let message = dbus_connection_pop_message(connection) { dbus_message_unref(message) }
     }
 }

@@ -107,6 +107,7 @@ extension Core {
     // MARK: Reference-counted bus rules
 
     func addRule(_ text: String, completion: @escaping (Result<Void, DBusError>) -> Void) {
+        assertOnLoopThread()
         if var state = rules[text] {
             state.count += 1
             if state.active {
@@ -139,6 +140,7 @@ extension Core {
     }
 
     func removeRule(_ text: String) {
+        assertOnLoopThread()
         guard var state = rules[text] else { return }
         state.count -= 1
         if state.count > 0 {
@@ -157,6 +159,7 @@ extension Core {
     // MARK: Owners of well-known names used as senders
 
     func trackOwner(_ name: String, completion: @escaping (Result<Void, DBusError>) -> Void) {
+        assertOnLoopThread()
         if var state = owners[name] {
             state.count += 1
             if state.ready {
@@ -200,6 +203,7 @@ extension Core {
     }
 
     func untrackOwner(_ name: String) {
+        assertOnLoopThread()
         guard var state = owners[name] else { return }
         state.count -= 1
         if state.count > 0 {
@@ -218,6 +222,7 @@ extension Core {
     func subscribe(
         _ subscription: Subscription, id: UInt64, ready: @escaping (Result<Void, DBusError>) -> Void
     ) {
+        assertOnLoopThread()
         guard open else {
             ready(.failure(closeReason))
             return
@@ -258,12 +263,14 @@ extension Core {
     }
 
     func unsubscribe(_ id: UInt64) {
+        assertOnLoopThread()
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
         for text in subscription.requestedRules { removeRule(text) }
         for name in subscription.trackedOwners { untrackOwner(name) }
     }
 
     func finishAllSubscriptions() {
+        assertOnLoopThread()
         let all = subscriptions
         subscriptions.removeAll()
         let ruleWaiters = rules.values.flatMap(\.waiters)
