@@ -1,7 +1,3 @@
-internal import CDBus
-internal import CDBusShims
-internal import Glibc
-
 /// A signal match rule. Fields left nil match anything. The bus uses it to route signals to this
 /// connection, and the connection applies it again locally so a stream only ever sees signals its
 /// rule matches (also when another subscription made the bus send more).
@@ -111,6 +107,7 @@ extension Core {
     // MARK: Reference-counted bus rules
 
     func addRule(_ text: String, completion: @escaping (Result<Void, DBusError>) -> Void) {
+        assertOnLoopThread()
         if var state = rules[text] {
             state.count += 1
             if state.active {
@@ -143,6 +140,7 @@ extension Core {
     }
 
     func removeRule(_ text: String) {
+        assertOnLoopThread()
         guard var state = rules[text] else { return }
         state.count -= 1
         if state.count > 0 {
@@ -161,6 +159,7 @@ extension Core {
     // MARK: Owners of well-known names used as senders
 
     func trackOwner(_ name: String, completion: @escaping (Result<Void, DBusError>) -> Void) {
+        assertOnLoopThread()
         if var state = owners[name] {
             state.count += 1
             if state.ready {
@@ -204,6 +203,7 @@ extension Core {
     }
 
     func untrackOwner(_ name: String) {
+        assertOnLoopThread()
         guard var state = owners[name] else { return }
         state.count -= 1
         if state.count > 0 {
@@ -222,6 +222,7 @@ extension Core {
     func subscribe(
         _ subscription: Subscription, id: UInt64, ready: @escaping (Result<Void, DBusError>) -> Void
     ) {
+        assertOnLoopThread()
         guard open else {
             ready(.failure(closeReason))
             return
@@ -262,12 +263,14 @@ extension Core {
     }
 
     func unsubscribe(_ id: UInt64) {
+        assertOnLoopThread()
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
         for text in subscription.requestedRules { removeRule(text) }
         for name in subscription.trackedOwners { untrackOwner(name) }
     }
 
     func finishAllSubscriptions() {
+        assertOnLoopThread()
         let all = subscriptions
         subscriptions.removeAll()
         let ruleWaiters = rules.values.flatMap(\.waiters)
@@ -276,89 +279,6 @@ extension Core {
         owners.removeAll()
         for waiter in ruleWaiters + ownerWaiters { waiter(.failure(closeReason)) }
         for (_, subscription) in all { subscription.finish() }
-    }
-
-    // MARK: Dispatch
-
-    func dispatchSignal(_ message: OpaquePointer) {
-        // Header fields stay C strings: matching compares bytes, and Swift strings are only made
-        // for signals some stream wants.
-        let sender = dbus_message_get_sender(message)
-        let path = dbus_message_get_path(message)
-        let interface = dbus_message_get_interface(message)
-        let member = dbus_message_get_member(message)
-
-        if !owners.isEmpty && same(sender, BusName.bus.rawValue) && same(member, "NameOwnerChanged")
-            && same(interface, InterfaceName.bus.rawValue)
-        {
-            if let body = try? Decoder.body(of: message, cache: &cache), body.count == 3,
-                case .string(let name) = body[0], case .string(let newOwner) = body[2], owners[name] != nil
-            {
-                owners[name]?.owner = newOwner.isEmpty ? nil : newOwner
-            }
-        }
-        if subscriptions.isEmpty { return }
-
-        var arg0: String?? = nil
-        var decoded: Message? = nil
-        var failed = false
-        for (_, subscription) in subscriptions {
-            var matched = false
-            for rule in subscription.rules {
-                if let want = rule.sender {
-                    if want.isUnique || want == .bus {
-                        if !same(sender, want.rawValue) { continue }
-                    } else {
-                        guard let owner = owners[want.rawValue]?.owner, same(sender, owner) else { continue }
-                    }
-                }
-                if let want = rule.path, !same(path, want.rawValue) { continue }
-                if let want = rule.pathNamespace, want != .root {
-                    guard let path, inNamespace(path, want.rawValue) else { continue }
-                }
-                if let want = rule.interface, !same(interface, want.rawValue) { continue }
-                if let want = rule.member, !same(member, want.rawValue) { continue }
-                if let want = rule.arg0 {
-                    if arg0 == nil { arg0 = .some(Decoder.firstString(of: message)) }
-                    if arg0 != .some(want) { continue }
-                }
-                matched = true
-                break
-            }
-            guard matched else { continue }
-            if decoded == nil && !failed {
-                do {
-                    decoded = try Message(message, cache: &cache)
-                } catch {
-                    failed = true  // libdbus validated it; nothing sensible to deliver
-                }
-            }
-            if let decoded { subscription.deliver(decoded) }
-        }
-    }
-}
-
-/// Whether a C string from a message header equals `text`.
-@inline(__always)
-private func same(_ c: UnsafePointer<CChar>?, _ text: String) -> Bool {
-    guard let c else { return false }
-    var text = text
-    return text.withUTF8 { utf8 in
-        guard strlen(c) == utf8.count else { return false }
-        guard let base = utf8.baseAddress else { return true }
-        return memcmp(c, base, utf8.count) == 0
-    }
-}
-
-/// `path_namespace` on a C string: `path` is `namespace` or lies below it.
-private func inNamespace(_ path: UnsafePointer<CChar>, _ namespace: String) -> Bool {
-    var namespace = namespace
-    return namespace.withUTF8 { ns in
-        let length = strlen(path)
-        guard let base = ns.baseAddress, length >= ns.count, memcmp(path, base, ns.count) == 0 else {
-            return false
-        }
-        return length == ns.count || path[ns.count] == 0x2F
     }
 }
 
