@@ -3,7 +3,7 @@ import DBus
 /// What went wrong talking to bluetoothd, with a stable code hrm maps to exit statuses
 /// (unavailable 69, permission 77, not found 1) and to JSON `error` events.
 public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
         /// Nobody owns org.bluez: bluetoothd is not running (or not installed).
         case bluetoothdNotRunning = "bluetoothd_not_running"
         /// The D-Bus policy refuses this user (not in the `bluetooth` group).

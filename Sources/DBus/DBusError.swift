@@ -5,38 +5,39 @@ internal import CDBusShims
 /// error name (the peer's for remote errors, a standard `org.freedesktop.DBus.Error.*` name for
 /// local ones) and `message` says what was wrong.
 public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+    /// Raw values are snake_case, as every error code hrm shows is.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
         /// Any error without a more specific code (remote `…Error.Failed` or an unknown name).
         case failed
         /// No reply within the call's timeout (locally or the bus's `NoReply`/`Timeout`).
-        case noReply
+        case noReply = "no_reply"
         /// The destination name is not on the bus and cannot be activated.
-        case serviceUnknown
+        case serviceUnknown = "service_unknown"
         /// The name has no owner.
-        case nameHasNoOwner
+        case nameHasNoOwner = "name_has_no_owner"
         /// Bus policy or the peer refused the message.
-        case accessDenied
+        case accessDenied = "access_denied"
         /// The connection is closed or the bus went away.
         case disconnected
         /// Could not open or authenticate a connection.
-        case connectionFailed
-        case unknownMethod
-        case unknownObject
-        case unknownInterface
-        case unknownProperty
-        case propertyReadOnly
-        case invalidArgs
-        case invalidSignature
+        case connectionFailed = "connection_failed"
+        case unknownMethod = "unknown_method"
+        case unknownObject = "unknown_object"
+        case unknownInterface = "unknown_interface"
+        case unknownProperty = "unknown_property"
+        case propertyReadOnly = "property_read_only"
+        case invalidArgs = "invalid_args"
+        case invalidSignature = "invalid_signature"
         /// A value of the wrong D-Bus type (a reply, argument or property decoded as something else).
-        case typeMismatch
+        case typeMismatch = "type_mismatch"
         /// A string is not a valid object path, bus, interface, member or error name.
-        case invalidName
+        case invalidName = "invalid_name"
         /// A value cannot be sent: wrong element type, too deep, too large, NUL in a string...
-        case invalidValue
+        case invalidValue = "invalid_value"
         /// Unix fd passing is not available on this connection.
-        case notSupported
-        case noMemory
-        case limitsExceeded
+        case notSupported = "not_supported"
+        case noMemory = "no_memory"
+        case limitsExceeded = "limits_exceeded"
         /// The calling task was cancelled.
         case cancelled
     }

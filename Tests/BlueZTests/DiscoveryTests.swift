@@ -33,6 +33,16 @@ import Testing
         }
     }
 
+    /// True once the adapter says it is not discovering any more (within 2 s).
+    static func discoveryStops(_ client: BlueZClient) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline {
+            if await client.adapters().first?.discovering == false { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     @Test func findsTheStrapWithItsAdvertisement() async throws {
         try await BlueZClientTests.withClient("basic") { client in
             let adapter = try await client.selectAdapter()
@@ -54,7 +64,8 @@ import Testing
             let monitors = await Self.collect(
                 try await client.discover(adapter: adapter), count: 3, timeout: .seconds(2))
             #expect(Set(monitors.values.compactMap(\.name)) == ["HRM-Pro:123456", "TICKR 1A2B"])
-            try await Task.sleep(for: .milliseconds(200))
+            // The first discovery has ended (its stream is gone) before the second begins.
+            #expect(await Self.discoveryStops(client))
             let everything = await Self.collect(
                 try await client.discover(adapter: adapter, services: nil), count: 3, timeout: .seconds(3))
             #expect(everything.count == 3, "the bike computer too")
@@ -68,12 +79,7 @@ import Testing
                 let stream = try await client.discover(adapter: adapter)
                 _ = await Self.collect(stream, count: 1)
             }
-            var discovering = true
-            for _ in 0..<100 where discovering {
-                try await Task.sleep(for: .milliseconds(20))
-                discovering = await client.adapters().first?.discovering ?? false
-            }
-            #expect(!discovering)
+            #expect(await Self.discoveryStops(client))
         }
     }
 

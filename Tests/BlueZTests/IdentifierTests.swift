@@ -1,4 +1,5 @@
 import BlueZ
+import DBus
 import Testing
 
 @Suite struct BluetoothAddressTests {
@@ -92,5 +93,20 @@ import Testing
         #expect(
             !BlueZError(.bluez, "Failed: 0x80", dbusName: "org.bluez.Error.Failed").isRoutineConnectFailure)
         #expect(!BlueZError(.timeout, "x").isRoutineConnectFailure)
+    }
+}
+
+/// One error-code style across the layers: what a user or a script sees as `code` is snake_case.
+@Suite struct ErrorCodeStyleTests {
+    static func isSnakeCase(_ code: String) -> Bool {
+        !code.isEmpty && code.first?.isLetter == true
+            && code.allSatisfy { ($0.isASCII && $0.isLowercase) || $0.isNumber || $0 == "_" }
+    }
+
+    @Test func dbusAndBlueZCodesAreSnakeCase() {
+        for code in DBusError.Code.allCases { #expect(Self.isSnakeCase(code.rawValue), "\(code)") }
+        for code in BlueZError.Code.allCases { #expect(Self.isSnakeCase(code.rawValue), "\(code)") }
+        #expect(DBusError.Code.noReply.rawValue == "no_reply")
+        #expect(!Self.isSnakeCase("noReply"))
     }
 }
