@@ -93,7 +93,7 @@ import Testing
                 [0x16, 0x48, 0x4d, 0x03], [0x0e, 0x48, 0x01], [0x16, 0x49, 0x4d, 0x03, 0x01], [],
                 [0x06, 0x4a],
             ]
-            #expect(values.count == 7)
+            try #require(values.count == 7)
             #expect(values.contains([]))
             let start = try #require(cycle.firstIndex(of: values[0]))
             #expect(

@@ -125,7 +125,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: log) }
         let (result, secondsToExit) = try await WatchBinaryTests.terminated(
             "basic", ["scan", "--json", "--timeout", "30"], log: log, once: #""type":"device""#)
-        #expect(secondsToExit < 3.5, "stops at once, not after --timeout")
+        #expect(secondsToExit < 10, "stops soon after the signal, not after --timeout")
         #expect(result.status == 0, "a monitor was found")
         #expect(WatchBinaryTests.lines(result.stdout).first?["name"] as? String == "Polar H10 7E102030")
         #expect(try WatchBinaryTests.calls(log).contains("StopDiscovery"))

@@ -134,7 +134,8 @@ import Testing
         // Once hrm is streaming (the first measurement is out).
         let (result, secondsToExit) = try await Self.terminated(
             "basic", ["watch", "--json", "Polar"], log: log, once: #""type":"measurement""#)
-        #expect(secondsToExit < 3.5, "stops within 3 s")
+        // About 0.1 s here; the bound is generous for a loaded CI machine.
+        #expect(secondsToExit < 10, "stops soon after the signal")
         #expect(result.status == 0)
         #expect(try Self.cleanup(log) == ["AcquireNotify", "acquire-released", "Disconnect"])
         #expect(Self.lines(result.stdout).last?["state"] as? String == "stopped")
@@ -156,7 +157,7 @@ import Testing
         let (result, secondsToExit) = try await Self.terminated(
             scenario, ["watch", "--json", "Polar"], log: log, once: #""state":"connecting""#,
             logged: "connect-stalled")
-        #expect(secondsToExit < 3.5)
+        #expect(secondsToExit < 10)
         #expect(result.status == 0)
         #expect(Self.lines(result.stdout).last?["state"] as? String == "stopped")
         let calls = try Self.calls(log)
@@ -169,8 +170,9 @@ import Testing
         let log = Self.temporary("watch-term-scan.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let (result, secondsToExit) = try await Self.terminated(
-            "basic", ["watch", "--json", "Garmin"], log: log, once: #""state":"scanning""#)
-        #expect(secondsToExit < 3.5, "stops within 3 s, not at the end of --scan-timeout")
+            "basic", ["watch", "--json", "--scan-timeout", "60", "Garmin"], log: log,
+            once: #""state":"scanning""#)
+        #expect(secondsToExit < 10, "stops soon after the signal, not at the end of --scan-timeout")
         #expect(result.status == 0)
         let events = Self.lines(result.stdout)
         #expect(events.map { $0["type"] as? String ?? "" } == ["status", "status"])

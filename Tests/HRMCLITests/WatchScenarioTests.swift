@@ -105,8 +105,8 @@ import Testing
     }
 
     /// The link drops for 2 s after the 8th notification; 14 measurements span it. Every
-    /// notification sent is printed once, and the stream is back within 1 s of the strap being
-    /// reachable again.
+    /// notification sent is printed once, and the stream is back soon after the strap is
+    /// reachable again (about 0.1 s here; bounded at 2 s so that a loaded machine cannot break it).
     @Test(arguments: ["drops", "drops-nocache"])
     func dropAndReconnectLoseNothing(scenario: String) async throws {
         let log = WatchBinaryTests.temporary("\(scenario).jsonl")
@@ -132,7 +132,7 @@ import Testing
         #expect(sent.filter { ($0["t"] as? Double ?? 0) <= dropped }.count == 8, "the drop follows the 8th")
         let resumed = sent.compactMap { $0["t"] as? Double }.first { $0 > dropped }
         #expect(
-            (resumed ?? 99) < dropped + 3.0,
+            (resumed ?? 99) < dropped + 4.0,
             "resumed at \(resumed ?? -1) s; dropped at \(dropped) s, reachable again 2 s later")
     }
 
@@ -158,9 +158,12 @@ import Testing
                 as? Double)
         let resumed = entries.filter { $0["event"] as? String == "notify" }.compactMap { $0["t"] as? Double }
             .first { $0 > back }
+        // The backoff (5 s by then) is cut short when bluetoothd comes back: about 0.5 s here,
+        // bounded below the backoff so that a loaded machine cannot break it.
         #expect(
-            (resumed ?? 99) < back + 1.5,
-            "streaming again within 1.5 s of bluetoothd's return at \(back) s: \(resumed ?? -1)")
+            (resumed ?? 99) < back + 4.0,
+            "streaming again before the 5 s backoff ran out, after bluetoothd's return at \(back) s: \(resumed ?? -1)"
+        )
     }
 
     @Test func energyResetWhileWatching() async throws {
