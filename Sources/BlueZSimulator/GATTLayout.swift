@@ -1,4 +1,3 @@
-import BlueZ
 
 /// The GATT database hrm-sim exposes for one device, with handles laid out as BlueZ numbers them.
 ///
@@ -17,13 +16,13 @@ struct GATTLayout: Sendable {
 
     struct Descriptor: Sendable {
         let path: String
-        let uuid: BluetoothUUID
+        let uuid: SimulatedUUID
     }
 
     struct Characteristic: Sendable {
         let path: String
         let servicePath: String
-        let uuid: BluetoothUUID
+        let uuid: SimulatedUUID
         let flags: [String]
         let role: Role
         let ccc: Descriptor?
@@ -33,7 +32,7 @@ struct GATTLayout: Sendable {
 
     struct Service: Sendable {
         let path: String
-        let uuid: BluetoothUUID
+        let uuid: SimulatedUUID
         let characteristics: [Characteristic]
     }
 
@@ -42,7 +41,7 @@ struct GATTLayout: Sendable {
     var characteristics: [Characteristic] { services.flatMap(\.characteristics) }
 
     /// Every UUID the device reports once its services are resolved, GAP included.
-    var serviceUUIDs: [BluetoothUUID] { [BluetoothUUID(0x1800)] + services.map(\.uuid) }
+    var serviceUUIDs: [SimulatedUUID] { [SimulatedUUID(0x1800)] + services.map(\.uuid) }
 
     init(devicePath: String, device: Scenario.Device) {
         var handle = 0x0008
@@ -62,14 +61,14 @@ struct GATTLayout: Sendable {
                 let notifies = flags.contains("notify") || flags.contains("indicate")
                 let ccc =
                     notifies
-                    ? Descriptor(path: "\(charPath)/desc\(hex(next + 2))", uuid: BluetoothUUID(0x2902)) : nil
+                    ? Descriptor(path: "\(charPath)/desc\(hex(next + 2))", uuid: SimulatedUUID(0x2902)) : nil
                 built.append(
                     Characteristic(
-                        path: charPath, servicePath: servicePath, uuid: BluetoothUUID(charUUID), flags: flags,
+                        path: charPath, servicePath: servicePath, uuid: SimulatedUUID(charUUID), flags: flags,
                         role: role, ccc: ccc))
                 next += notifies ? 3 : 2
             }
-            services.append(Service(path: servicePath, uuid: BluetoothUUID(uuid), characteristics: built))
+            services.append(Service(path: servicePath, uuid: SimulatedUUID(uuid), characteristics: built))
             handle = next
         }
 

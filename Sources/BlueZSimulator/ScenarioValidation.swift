@@ -1,4 +1,3 @@
-import BlueZ
 import HeartRate
 
 /// What is wrong with a scenario, each problem with the JSON path of the field.
@@ -26,14 +25,14 @@ extension Scenario {
             check(Self.isAdapterName(adapter.name), "\(path).name: '\(adapter.name)' is not like hci0")
             check(adapterNames.insert(adapter.name).inserted, "\(path).name: '\(adapter.name)' appears twice")
             check(
-                BluetoothAddress(adapter.address) != nil,
+                SimulatedAddress(adapter.address) != nil,
                 "\(path).address: '\(adapter.address)' is not AA:BB:CC:DD:EE:FF")
         }
 
         var addresses = Set<String>()
         for (i, device) in devices.enumerated() {
             let path = "devices[\(i)]"
-            let address = BluetoothAddress(device.address)
+            let address = SimulatedAddress(device.address)
             check(address != nil, "\(path).address: '\(device.address)' is not AA:BB:CC:DD:EE:FF")
             if let address {
                 check(
@@ -47,7 +46,7 @@ extension Scenario {
                 check(adapterNames.contains(adapter), "\(path).adapter: no adapter named '\(adapter)'")
             }
             for (j, uuid) in device.uuids.enumerated() {
-                check(BluetoothUUID(uuid) != nil, "\(path).uuids[\(j)]: '\(uuid)' is not a UUID")
+                check(SimulatedUUID(uuid) != nil, "\(path).uuids[\(j)]: '\(uuid)' is not a UUID")
             }
             for (company, payload) in device.manufacturerData {
                 check(
@@ -115,10 +114,10 @@ extension Scenario {
                 check((0...100).contains(event.percent ?? -1), "\(path).percent: 0 to 100")
                 check(
                     devices.contains { device in
-                        guard let wanted = event.device.flatMap({ BluetoothAddress($0) }) else {
+                        guard let wanted = event.device.flatMap({ SimulatedAddress($0) }) else {
                             return false
                         }
-                        return BluetoothAddress(device.address) == wanted
+                        return SimulatedAddress(device.address) == wanted
                     },
                     "\(path).device: no device with address '\(event.device ?? "")'")
             default:

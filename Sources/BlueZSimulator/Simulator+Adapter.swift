@@ -1,4 +1,3 @@
-import BlueZ
 import DBus
 
 /// Adapter1: discovery sessions and their filters, power, RemoveDevice.
@@ -122,7 +121,7 @@ extension Simulator {
         guard options.keys.allSatisfy(known.contains) else { throw BlueZError.invalidArguments }
         if let uuids = options["UUIDs"] {
             guard case .array(.string, let items) = uuids.unwrapped,
-                items.allSatisfy({ if case .string(let s) = $0 { BluetoothUUID(s) != nil } else { false } })
+                items.allSatisfy({ if case .string(let s) = $0 { SimulatedUUID(s) != nil } else { false } })
             else { throw BlueZError.invalidArguments }
         }
         let client = call.sender?.rawValue ?? ""
@@ -179,13 +178,13 @@ extension Simulator {
 
     func passesFilters(_ device: DeviceState, _ adapter: AdapterState) -> Bool {
         // bluetoothd merges every client's filter: a device passes if any client's would pass it.
-        let advertised = Set(device.spec.uuids.compactMap { BluetoothUUID($0) })
+        let advertised = Set(device.spec.uuids.compactMap { SimulatedUUID($0) })
         for client in adapter.discoveryClients.values where client.started {
             guard case .array(.string, let items)? = client.filter["UUIDs"]?.unwrapped, !items.isEmpty else {
                 return true
             }
             let wanted = Set(
-                items.compactMap { if case .string(let s) = $0 { BluetoothUUID(s) } else { nil } })
+                items.compactMap { if case .string(let s) = $0 { SimulatedUUID(s) } else { nil } })
             if !wanted.isDisjoint(with: advertised) { return true }
         }
         return false

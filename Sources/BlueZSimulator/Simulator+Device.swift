@@ -1,4 +1,3 @@
-import BlueZ
 import DBus
 
 /// Device1 and the link's lifecycle: appearing, Connect, Disconnect, drops, reverse devices.
@@ -41,11 +40,11 @@ extension Simulator {
         let spec = device.spec
         var properties: [String: Value] = [
             "Address": .string(device.address.description), "AddressType": .string(spec.addressType),
-            "Alias": .string(spec.name ?? device.address.description.replacingColons()),
+            "Alias": .string(spec.name ?? device.address.dashed),
             "Paired": .boolean(false), "Bonded": .boolean(false), "Trusted": .boolean(false),
             "Blocked": .boolean(false), "LegacyPairing": .boolean(false),
             "Connected": .boolean(device.connected),
-            "UUIDs": .strings(spec.uuids.compactMap { BluetoothUUID($0)?.description }),
+            "UUIDs": .strings(spec.uuids.compactMap { SimulatedUUID($0)?.description }),
             "Adapter": .objectPath(adapters[device.adapter]?.path ?? BlueZName.root),
             "ServicesResolved": .boolean(device.servicesResolved),
         ]
@@ -127,7 +126,7 @@ extension Simulator {
         guard let device = devices[path], device.connected else { return }
         let objectsFirst = scenario.servicesResolved == .afterObjects
         if objectsFirst { exportGATT(path) }
-        let uuids = (device.layout.serviceUUIDs + device.spec.uuids.compactMap { BluetoothUUID($0) })
+        let uuids = (device.layout.serviceUUIDs + device.spec.uuids.compactMap { SimulatedUUID($0) })
         let unique = Array(Set(uuids)).sorted().map(\.description)
         try? connection?.setProperties(
             ["UUIDs": .strings(unique), "ServicesResolved": .boolean(true)], interface: BlueZName.device,
@@ -236,35 +235,28 @@ extension Simulator {
     func reverseDevicePath(_ path: ObjectPath) -> ObjectPath? {
         guard let device = devices[path],
             let peripheral = adapters.values.first(where: {
-                BluetoothAddress($0.spec.address) == device.address
+                SimulatedAddress($0.spec.address) == device.address
             }),
             let central = adapters[device.adapter],
-            let centralAddress = BluetoothAddress(central.spec.address)
+            let centralAddress = SimulatedAddress(central.spec.address)
         else { return nil }
         return ObjectPath(stringLiteral: "\(peripheral.path.rawValue)/\(centralAddress.pathComponent)")
     }
 
     func exportReverseDevice(_ path: ObjectPath) {
         guard let reverse = reverseDevicePath(path), let central = adapters[devices[path]?.adapter ?? ""],
-            let address = BluetoothAddress(central.spec.address),
+            let address = SimulatedAddress(central.spec.address),
             let peripheralPath = reverse.parent
         else { return }
-        let dashed = address.description.replacingColons()
-        try? connection?.export(
+                try? connection?.export(
             deviceInterface(), at: reverse,
             properties: [
                 "Address": .string(address.description), "AddressType": .string("public"),
-                "Alias": .string(dashed),
+                "Alias": .string(address.dashed),
                 "Paired": .boolean(false), "Bonded": .boolean(false), "Trusted": .boolean(false),
                 "Blocked": .boolean(false), "LegacyPairing": .boolean(false), "Connected": .boolean(true),
                 "UUIDs": .strings([]), "Adapter": .objectPath(peripheralPath),
                 "ServicesResolved": .boolean(false),
             ])
-    }
-}
-
-extension String {
-    fileprivate func replacingColons() -> String {
-        String(map { $0 == ":" ? "-" : $0 })
     }
 }

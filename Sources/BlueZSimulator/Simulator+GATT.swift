@@ -1,4 +1,3 @@
-import BlueZ
 import DBus
 import HeartRate
 

@@ -1,4 +1,3 @@
-import BlueZ
 import DBus
 
 /// What tests call to make something happen exactly when they are ready for it (the scenario's
@@ -8,10 +7,10 @@ extension Simulator {
     /// follows 0x2A19 notifications), and what the next connection reads. Scenario `battery`
     /// events call it; tests may too, to change the level exactly when they are ready.
     public func setBattery(address: String, percent: Int) {
-        if let parsed = BluetoothAddress(address) { setBattery(parsed, percent) }
+        if let parsed = SimulatedAddress(address) { setBattery(parsed, percent) }
     }
 
-    func setBattery(_ address: BluetoothAddress, _ percent: Int) {
+    func setBattery(_ address: SimulatedAddress, _ percent: Int) {
         guard let (path, device) = devices.first(where: { $0.value.address == address }) else { return }
         devices[path]?.battery = percent
         log.record("battery", ["path": path.rawValue, "percent": percent])
@@ -31,7 +30,7 @@ extension Simulator {
 
     /// A link drop like the scenario's `drops`, starting now, when a test is ready for it.
     public func dropLink(address: String, for seconds: Double) {
-        guard let parsed = BluetoothAddress(address),
+        guard let parsed = SimulatedAddress(address),
             let path = devices.first(where: { $0.value.address == parsed })?.key
         else { return }
         devices[path]?.extraDrops.append(Scenario.Drop(at: now, for: seconds))

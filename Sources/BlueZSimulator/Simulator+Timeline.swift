@@ -1,4 +1,3 @@
-import BlueZ
 import DBus
 
 /// The scenario's timeline: each tick's appearances, drops and RSSI reports, and the events.
@@ -67,7 +66,7 @@ extension Simulator {
                 let downFor = event.downFor ?? 1
                 Task { await self.restart(downFor: downFor) }
             case "battery":
-                if let address = event.device.flatMap({ BluetoothAddress($0) }), let percent = event.percent {
+                if let address = event.device.flatMap({ SimulatedAddress($0) }), let percent = event.percent {
                     setBattery(address, percent)
                 }
             default:

@@ -1,4 +1,3 @@
-import BlueZ
 import DBus
 
 /// A simulated bluetoothd: serves `org.bluez` on a bus as BlueZ 5.66 does, playing a scenario.
@@ -48,7 +47,7 @@ public actor Simulator {
     struct DeviceState {
         let index: Int
         let spec: Scenario.Device
-        let address: BluetoothAddress
+        let address: SimulatedAddress
         let path: ObjectPath
         let adapter: String
         let layout: GATTLayout
@@ -104,7 +103,7 @@ public actor Simulator {
             adapterOrder.append(adapter.name)
         }
         for (index, spec) in scenario.devices.enumerated() {
-            guard let address = BluetoothAddress(spec.address),
+            guard let address = SimulatedAddress(spec.address),
                 let adapter = spec.adapter ?? scenario.adapters.first?.name
             else { continue }
             let path = ObjectPath(stringLiteral: "/org/bluez/\(adapter)/\(address.pathComponent)")

@@ -24,12 +24,12 @@ import Testing
                 "service001d", "service001d/char001e", "service001d/char001e/desc0020",
             ])
         let flags = layout.characteristics.map {
-            "\($0.uuid.shortDescription):\($0.flags.joined(separator: ","))"
+            "\($0.uuid):\($0.flags.joined(separator: ","))"
         }
-        #expect(flags.contains("2a37:notify"))
-        #expect(flags.contains("2a38:read"))
-        #expect(flags.contains("2a39:write"))
-        #expect(flags.contains("2a19:read,notify"))
+        #expect(flags.contains("00002a37-0000-1000-8000-00805f9b34fb:notify"))
+        #expect(flags.contains("00002a38-0000-1000-8000-00805f9b34fb:read"))
+        #expect(flags.contains("00002a39-0000-1000-8000-00805f9b34fb:write"))
+        #expect(flags.contains("00002a19-0000-1000-8000-00805f9b34fb:read,notify"))
     }
 
     @Test func optionalCharacteristicsFollowTheScenario() throws {
@@ -38,7 +38,7 @@ import Testing
         device.battery = nil
         let layout = GATTLayout(devicePath: "/d", device: device)
         #expect(!layout.characteristics.contains { $0.role == .bodySensorLocation })
-        #expect(!layout.services.contains { $0.uuid.shortValue == 0x180F })
+        #expect(!layout.services.contains { $0.uuid == SimulatedUUID(0x180F) })
         #expect(layout.characteristics.contains { $0.role == .measurement })
     }
 }
