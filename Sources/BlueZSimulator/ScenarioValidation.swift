@@ -90,39 +90,32 @@ extension Scenario {
             problems += device.heartRate.problems(at: "\(path).heartRate")
         }
 
+        var latestAt = 0.0
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
-            switch (event.at, event.afterNotifications, event.after) {
-            case (let at?, nil, nil):
+            switch event.trigger {
+            case .at(let at):
                 check(at >= 0, "\(path).at: negative")
-                let earlier = events[..<i].compactMap(\.at).max() ?? 0
-                check(at >= earlier, "\(path).at: before an event listed earlier (events happen in order)")
-            case (nil, let count?, nil):
+                check(at >= latestAt, "\(path).at: before an event listed earlier (events happen in order)")
+                latestAt = max(latestAt, at)
+            case .afterNotifications(let count):
                 check(count >= 1, "\(path).afterNotifications: needs to be 1 or more")
-            case (nil, nil, let after?): check(after >= 0, "\(path).after: negative")
-            default: check(false, "\(path): needs one of at, afterNotifications and after")
+            case .after(let after):
+                check(after >= 0, "\(path).after: negative")
             }
-            switch event.type {
-            case "adapter-power":
-                check(event.powered != nil, "\(path): adapter-power needs 'powered'")
-                if let adapter = event.adapter {
+            switch event {
+            case .adapterPower(_, let adapter, _):
+                if let adapter {
                     check(adapterNames.contains(adapter), "\(path).adapter: no adapter named '\(adapter)'")
                 }
-            case "bluetoothd-restart":
-                check((event.downFor ?? 1) >= 0, "\(path).downFor: negative")
-            case "battery":
-                check((0...100).contains(event.percent ?? -1), "\(path).percent: 0 to 100")
+            case .bluetoothdRestart(_, let downFor):
+                check(downFor >= 0, "\(path).downFor: negative")
+            case .battery(_, let device, let percent):
+                check((0...100).contains(percent), "\(path).percent: 0 to 100")
+                let wanted = SimulatedAddress(device)
                 check(
-                    devices.contains { device in
-                        guard let wanted = event.device.flatMap({ SimulatedAddress($0) }) else {
-                            return false
-                        }
-                        return SimulatedAddress(device.address) == wanted
-                    },
-                    "\(path).device: no device with address '\(event.device ?? "")'")
-            default:
-                problems.append(
-                    "\(path).type: '\(event.type)' is not adapter-power, bluetoothd-restart or battery")
+                    wanted != nil && devices.contains { SimulatedAddress($0.address) == wanted },
+                    "\(path).device: no device with address '\(device)'")
             }
         }
         if !problems.isEmpty { throw ScenarioError(problems: problems) }

@@ -46,9 +46,11 @@ extension Simulator {
     }
 
     func isDue(_ event: Scenario.Event, at t: Double) -> Bool {
-        if let at = event.at { return at <= t }
-        if let count = event.afterNotifications { return notificationsInAll >= count }
-        return lastEventAt + (event.after ?? 0) <= t
+        switch event.trigger {
+        case .at(let at): at <= t
+        case .afterNotifications(let count): notificationsInAll >= count
+        case .after(let delay): lastEventAt + delay <= t
+        }
     }
 
     func runEvents(until t: Double) {
@@ -57,20 +59,14 @@ extension Simulator {
             let event = events[eventsDone]
             eventsDone += 1
             lastEventAt = t
-            switch event.type {
-            case "adapter-power":
-                let name = event.adapter ?? adapterOrder.first ?? "hci0"
-                let on = event.powered ?? true
-                Task { try? await self.power(name, on) }
-            case "bluetoothd-restart":
-                let downFor = event.downFor ?? 1
+            switch event {
+            case .adapterPower(_, let adapter, let powered):
+                let name = adapter ?? adapterOrder.first ?? "hci0"
+                Task { try? await self.power(name, powered) }
+            case .bluetoothdRestart(_, let downFor):
                 Task { await self.restart(downFor: downFor) }
-            case "battery":
-                if let address = event.device.flatMap({ SimulatedAddress($0) }), let percent = event.percent {
-                    setBattery(address, percent)
-                }
-            default:
-                break
+            case .battery(_, let device, let percent):
+                if let address = SimulatedAddress(device) { setBattery(address, percent) }
             }
         }
     }
