@@ -1,3 +1,4 @@
+import DBus
 import HeartRate
 
 /// What is wrong with a scenario, each problem with the JSON path of the field.
@@ -83,8 +84,9 @@ extension Scenario {
                     check(failure.error.isEmpty, "\(path).connectFailures[\(j)]: a stall has no error")
                 } else {
                     check(
-                        failure.error.split(separator: ".").count >= 2,
-                        "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name")
+                        (try? ErrorName(failure.error)) != nil,
+                        "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name"
+                            + " (like org.bluez.Error.Failed)")
                 }
             }
             problems += device.heartRate.problems(at: "\(path).heartRate")
@@ -109,7 +111,9 @@ extension Scenario {
                     check(adapterNames.contains(adapter), "\(path).adapter: no adapter named '\(adapter)'")
                 }
             case .bluetoothdRestart(_, let downFor):
-                check(downFor >= 0, "\(path).downFor: negative")
+                check(
+                    (0...Self.longestWait).contains(downFor),
+                    "\(path).downFor: 0 to \(Int(Self.longestWait)) seconds")
             case .battery(_, let device, let percent):
                 check((0...100).contains(percent), "\(path).percent: 0 to 100")
                 let wanted = SimulatedAddress(device)
@@ -121,8 +125,15 @@ extension Scenario {
         if !problems.isEmpty { throw ScenarioError(problems: problems) }
     }
 
+    /// The longest wait a scenario may ask for (a notification interval, bluetoothd's downtime), in
+    /// seconds: a day, far below what a Duration can hold.
+    static let longestWait = 86_400.0
+
+    /// `hci0`: `hci` and ASCII digits, so the name is also a valid object path element.
     static func isAdapterName(_ name: String) -> Bool {
-        name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy(\.isWholeNumber)
+        let digits = name.utf8.dropFirst(3)
+        return name.hasPrefix("hci") && !digits.isEmpty
+            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// `107`, `0x006b`: a company identifier.
@@ -151,7 +162,13 @@ extension Scenario {
 extension Scenario.HeartRateStream {
     func problems(at path: String) -> [String] {
         var problems: [String] = []
-        if interval <= 0 { problems.append("\(path).interval: must be above 0 seconds") }
+        if !(interval > 0 && interval <= Scenario.longestWait) {
+            problems.append("\(path).interval: above 0 and at most \(Int(Scenario.longestWait)) seconds")
+        }
+        if !(0...100).contains(variability) { problems.append("\(path).variability: 0 to 100 bpm") }
+        if !(0...100_000).contains(energyPerMinute) {
+            problems.append("\(path).energyPerMinute: 0 to 100000 kJ")
+        }
         if !["uint8", "uint16"].contains(format) { problems.append("\(path).format: 'uint8' or 'uint16'") }
         if Self.contact(contact) == nil {
             problems.append("\(path).contact: '\(contact)' is not detected, not_detected or unsupported")

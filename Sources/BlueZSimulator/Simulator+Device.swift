@@ -91,7 +91,11 @@ extension Simulator {
                 return []
             }
             try await Task.sleep(for: .seconds(timing.connectReply))
-            throw DBusError(name: ErrorName(stringLiteral: failure.error), message: failure.message)
+            // The name comes from the scenario (validation checks it); never trap on it.
+            guard let name = try? ErrorName(failure.error) else {
+                throw BlueZError.failed("\(failure.message) (the scenario's error name is not valid)")
+            }
+            throw DBusError(name: name, message: failure.message)
         }
         // The kernel connects through passive scanning: while a discovery runs, Connect completes
         // only when it stops or the LE scan window ends.
@@ -148,7 +152,7 @@ extension Simulator {
         for (charPath, clients) in device.notifySessions where !clients.isEmpty {
             try? connection?.setProperty(
                 "Notifying", to: .boolean(true), interface: BlueZName.gattCharacteristic,
-                at: ObjectPath(stringLiteral: charPath))
+                at: charPath)
         }
         startNotifying(path)
     }
@@ -209,7 +213,7 @@ extension Simulator {
         where characteristic.role == .measurement
             || characteristic.role == .batteryLevel
         {
-            let charPath = ObjectPath(stringLiteral: characteristic.path)
+            let charPath = characteristic.path
             if device.acquired[characteristic.path] != nil
                 || connection?.property(
                     "NotifyAcquired", interface: BlueZName.gattCharacteristic, at: charPath) == .boolean(true)
@@ -240,7 +244,7 @@ extension Simulator {
             let central = adapters[device.adapter],
             let centralAddress = SimulatedAddress(central.spec.address)
         else { return nil }
-        return ObjectPath(stringLiteral: "\(peripheral.path.rawValue)/\(centralAddress.pathComponent)")
+        return try? peripheral.path.appending(centralAddress.pathComponent)
     }
 
     func exportReverseDevice(_ path: ObjectPath) {

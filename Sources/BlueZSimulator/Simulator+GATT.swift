@@ -64,7 +64,7 @@ extension Simulator {
         guard let device = devices[path], !device.gattExported, let connection else { return }
         for service in device.layout.services {
             try? connection.export(
-                serviceInterface(), at: ObjectPath(stringLiteral: service.path),
+                serviceInterface(), at: service.path,
                 properties: [
                     "UUID": .string(service.uuid.description), "Device": .objectPath(path),
                     "Primary": .boolean(true),
@@ -73,7 +73,7 @@ extension Simulator {
             for characteristic in service.characteristics {
                 var properties: [String: Value] = [
                     "UUID": .string(characteristic.uuid.description),
-                    "Service": .objectPath(ObjectPath(stringLiteral: service.path)), "Value": .bytes([]),
+                    "Service": .objectPath(service.path), "Value": .bytes([]),
                     "Flags": .strings(characteristic.flags),
                     "MTU": .uint16(UInt16(clamping: device.spec.mtu)),
                 ]
@@ -84,14 +84,14 @@ extension Simulator {
                     }
                 }
                 try? connection.export(
-                    characteristicInterface(), at: ObjectPath(stringLiteral: characteristic.path),
+                    characteristicInterface(), at: characteristic.path,
                     properties: properties)
                 if let ccc = characteristic.ccc {
                     try? connection.export(
-                        descriptorInterface(), at: ObjectPath(stringLiteral: ccc.path),
+                        descriptorInterface(), at: ccc.path,
                         properties: [
                             "UUID": .string(ccc.uuid.description),
-                            "Characteristic": .objectPath(ObjectPath(stringLiteral: characteristic.path)),
+                            "Characteristic": .objectPath(characteristic.path),
                             "Value": .bytes([]),
                         ])
                 }
@@ -106,11 +106,11 @@ extension Simulator {
         for service in device.layout.services.reversed() {
             for characteristic in service.characteristics.reversed() {
                 if let ccc = characteristic.ccc {
-                    connection.unexport(at: ObjectPath(stringLiteral: ccc.path))
+                    connection.unexport(at: ccc.path)
                 }
-                connection.unexport(at: ObjectPath(stringLiteral: characteristic.path))
+                connection.unexport(at: characteristic.path)
             }
-            connection.unexport(at: ObjectPath(stringLiteral: service.path))
+            connection.unexport(at: service.path)
         }
         devices[path]?.gattExported = false
         // The notify sessions lived on the characteristic objects (Cache = no): they are gone too.
@@ -120,7 +120,7 @@ extension Simulator {
     /// The device and characteristic a GATT call is about.
     func characteristic(at path: ObjectPath) throws -> (ObjectPath, GATTLayout.Characteristic) {
         for (devicePath, device) in devices where path.isDescendant(of: devicePath) {
-            if let characteristic = device.layout.characteristics.first(where: { $0.path == path.rawValue }) {
+            if let characteristic = device.layout.characteristics.first(where: { $0.path == path }) {
                 guard device.gattExported else { throw BlueZError.doesNotExist }
                 return (devicePath, characteristic)
             }

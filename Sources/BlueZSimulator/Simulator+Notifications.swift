@@ -55,21 +55,21 @@ extension Simulator {
                 devices[path]?.acquired[measurement.path] = nil
                 try? connection?.setProperty(
                     "NotifyAcquired", to: .boolean(false), interface: BlueZName.gattCharacteristic,
-                    at: ObjectPath(stringLiteral: measurement.path))
-                log.record("acquire-released", ["path": measurement.path])
+                    at: measurement.path)
+                log.record("acquire-released", ["path": measurement.path.rawValue])
             } else {
                 delivered = sent >= 0
                 log.record(
                     "notify",
-                    ["path": measurement.path, "via": "fd", "hex": hex, "sent": sent >= 0, "mono_ns": sentAt])
+                    ["path": measurement.path.rawValue, "via": "fd", "hex": hex, "sent": sent >= 0, "mono_ns": sentAt])
             }
         }
         if !(device.notifySessions[measurement.path] ?? []).isEmpty {
             let sentAt = SimulatorLog.monotonicNanoseconds()
             try? connection?.setProperty(
                 "Value", to: .bytes(frame), interface: BlueZName.gattCharacteristic,
-                at: ObjectPath(stringLiteral: measurement.path))
-            log.record("notify", ["path": measurement.path, "via": "signal", "hex": hex, "mono_ns": sentAt])
+                at: measurement.path)
+            log.record("notify", ["path": measurement.path.rawValue, "via": "signal", "hex": hex, "mono_ns": sentAt])
             delivered = true
         }
         if delivered { notificationSent(path) }
@@ -97,7 +97,7 @@ extension Simulator {
             if announce {
                 try? connection?.setProperty(
                     "NotifyAcquired", to: .boolean(false), interface: BlueZName.gattCharacteristic,
-                    at: ObjectPath(stringLiteral: charPath))
+                    at: charPath)
             }
         }
         devices[path]?.acquired = [:]
@@ -118,8 +118,8 @@ extension Simulator {
                 devices[path]?.acquired[charPath] = nil
                 try? connection?.setProperty(
                     "NotifyAcquired", to: .boolean(false), interface: BlueZName.gattCharacteristic,
-                    at: ObjectPath(stringLiteral: charPath))
-                log.record("acquire-released", ["path": charPath])
+                    at: charPath)
+                log.record("acquire-released", ["path": charPath.rawValue])
             }
         }
     }

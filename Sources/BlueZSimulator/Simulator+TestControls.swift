@@ -23,7 +23,7 @@ extension Simulator {
             {
                 try? connection?.setProperty(
                     "Value", to: .bytes([UInt8(clamping: percent)]), interface: BlueZName.gattCharacteristic,
-                    at: ObjectPath(stringLiteral: level.path))
+                    at: level.path)
             }
         }
     }

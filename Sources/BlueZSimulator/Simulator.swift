@@ -67,9 +67,9 @@ public actor Simulator {
         var extraDrops: [Scenario.Drop] = []
         var contactChangesDone = 0
         /// StartNotify sessions on 0x2A37 (and 0x2A19), by characteristic path: client names.
-        var notifySessions: [String: Set<String>] = [:]
+        var notifySessions: [ObjectPath: Set<String>] = [:]
         /// AcquireNotify: characteristic path → our end of the socket pair.
-        var acquired: [String: Int32] = [:]
+        var acquired: [ObjectPath: Int32] = [:]
         var notifyTask: Task<Void, Never>? = nil
         var battery: Int?
     }
@@ -96,18 +96,19 @@ public actor Simulator {
         self.busAddress = busAddress
         self.log = log
         self.timing = timing
+        // Names and addresses come from the scenario: what cannot make an object path is left
+        // out here, and start() refuses such a scenario with validation's message.
         for adapter in scenario.adapters {
-            adapters[adapter.name] = AdapterState(
-                spec: adapter, path: ObjectPath(stringLiteral: "/org/bluez/\(adapter.name)"),
-                powered: adapter.powered)
+            guard let path = try? BlueZName.root.appending(adapter.name) else { continue }
+            adapters[adapter.name] = AdapterState(spec: adapter, path: path, powered: adapter.powered)
             adapterOrder.append(adapter.name)
         }
         for (index, spec) in scenario.devices.enumerated() {
             guard let address = SimulatedAddress(spec.address),
-                let adapter = spec.adapter ?? scenario.adapters.first?.name
+                let adapter = spec.adapter ?? scenario.adapters.first?.name,
+                let path = try? BlueZName.root.appending(adapter).appending(address.pathComponent),
+                let layout = try? GATTLayout(devicePath: path, device: spec)
             else { continue }
-            let path = ObjectPath(stringLiteral: "/org/bluez/\(adapter)/\(address.pathComponent)")
-            let layout = GATTLayout(devicePath: path.rawValue, device: spec)
             devices[path] = DeviceState(
                 index: index, spec: spec, address: address, path: path, adapter: adapter, layout: layout,
                 generator: HeartRateGenerator(stream: spec.heartRate, maximumFrameLength: spec.mtu - 3),
@@ -116,7 +117,10 @@ public actor Simulator {
     }
 
     /// Connects to the bus, takes the name org.bluez and plays the scenario until `stop()`.
+    /// Throws `ScenarioError` for a scenario that does not validate (ScenarioCatalog.load has
+    /// checked the ones it loads; a scenario built or changed in code is checked here).
     public func start() async throws {
+        try scenario.validate()
         guard scenario.bluetoothd else {
             log.record("bluetoothd", ["running": false])
             return
@@ -221,7 +225,7 @@ public actor Simulator {
                 if devices[path]?.notifySessions[charPath]?.isEmpty == true {
                     try? connection?.setProperty(
                         "Notifying", to: .boolean(false), interface: BlueZName.gattCharacteristic,
-                        at: ObjectPath(stringLiteral: charPath))
+                        at: charPath)
                 }
             }
         }

@@ -8,10 +8,10 @@ import Testing
     @Test func labLayoutMatchesTheRealTranscript() throws {
         let scenario = try ScenarioCatalog.load("lab")
         let device = try #require(scenario.devices.first)
-        let layout = GATTLayout(devicePath: "/org/bluez/hci0/dev_00_AA_01_01_00_01", device: device)
+        let layout = try GATTLayout(devicePath: "/org/bluez/hci0/dev_00_AA_01_01_00_01", device: device)
         let paths = layout.services.flatMap { service in
             [service.path] + service.characteristics.flatMap { [$0.path] + ($0.ccc.map { [$0.path] } ?? []) }
-        }.map { String($0.dropFirst("/org/bluez/hci0/dev_00_AA_01_01_00_01/".count)) }
+        }.map { String($0.rawValue.dropFirst("/org/bluez/hci0/dev_00_AA_01_01_00_01/".count)) }
         #expect(
             paths == [
                 "service0008", "service0008/char0009", "service0008/char0009/desc000b",
@@ -36,7 +36,7 @@ import Testing
         var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
         device.location = nil
         device.battery = nil
-        let layout = GATTLayout(devicePath: "/d", device: device)
+        let layout = try GATTLayout(devicePath: "/d", device: device)
         #expect(!layout.characteristics.contains { $0.role == .bodySensorLocation })
         #expect(!layout.services.contains { $0.uuid == SimulatedUUID(0x180F) })
         #expect(layout.characteristics.contains { $0.role == .measurement })

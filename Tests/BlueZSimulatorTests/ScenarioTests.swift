@@ -80,7 +80,7 @@ import Testing
                 "devices[0].address: 'AA:BB:CC:DD:EE:FG'", "devices[0].adapter: no adapter named 'hci9'",
                 "devices[0].uuids[0]", "devices[0].mtu: 5", "devices[0].heartRate.frames[0]",
                 "devices[0].heartRate.format", "devices[0].heartRate.contact: 'maybe'",
-                "events[0].downFor: negative",
+                "events[0].downFor: 0 to 86400 seconds",
                 "events[1].device: no device with address 'x'", "events[1].percent: 0 to 100",
                 "events[2].at: before an event listed earlier",
                 "events[3].afterNotifications: needs to be 1 or more",
@@ -220,5 +220,78 @@ import Testing
         } catch {
             #expect("\(error)".hasSuffix(": \(expected)"), "\(error)")
         }
+    }
+}
+
+/// Names, addresses and numbers in a scenario come from outside the process: a bad one is a
+/// validation error with its path, never a crash (an object path, error name or Duration that
+/// cannot be made).
+@Suite struct OutsideDataTests {
+    static func problems(_ scenario: Scenario) -> String {
+        do {
+            try scenario.validate()
+            return ""
+        } catch {
+            return error.description
+        }
+    }
+
+    static func scenario(adapterName: String) -> Scenario {
+        var adapter = Scenario.Adapter()
+        adapter.name = adapterName
+        var scenario = Scenario()
+        scenario.adapters = [adapter]
+        return scenario
+    }
+
+    @Test(arguments: ["hci 0", "hci0/x", "hci٣", "hci", "hci-1", "", "hci0 "])
+    func adapterNamesThatCannotBePaths(name: String) {
+        let scenario = Self.scenario(adapterName: name)
+        #expect(Self.problems(scenario).contains("adapters[0].name: '\(name)' is not like hci0"))
+    }
+
+    @Test(arguments: ["nope", "org..Failed", "org.bluez.Error.Not Valid", "org.bluez.Error.Failed.", "1org.x"])
+    func connectFailureErrorNamesThatAreNotDBusNames(name: String) {
+        var scenario = Scenario()
+        var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
+        device.connectFailures = [Scenario.DBusFailure(error: name, message: "m")]
+        scenario.devices = [device]
+        #expect(
+            Self.problems(scenario).contains("devices[0].connectFailures[0].error: '\(name)' is not an error name"))
+    }
+
+    @Test func waitsADurationCannotHold() throws {
+        let json = #"""
+            {"devices":[{"address":"AA:BB:CC:DD:EE:FF",
+                         "heartRate":{"interval":1e300,"variability":1e300,"energyPerMinute":-1}}],
+             "events":[{"at":1,"type":"bluetoothd-restart","downFor":1e300}]}
+            """#
+        let text = Self.problems(try JSONDecoder().decode(Scenario.self, from: Data(json.utf8)))
+        for expected in [
+            "devices[0].heartRate.interval: above 0 and at most 86400 seconds",
+            "devices[0].heartRate.variability: 0 to 100 bpm", "devices[0].heartRate.energyPerMinute",
+            "events[0].downFor: 0 to 86400 seconds",
+        ] {
+            #expect(text.contains(expected), "\(expected) in \(text)")
+        }
+    }
+
+    /// A scenario built or changed in code reaches the simulator without ScenarioCatalog's
+    /// check: start() refuses it with the same problems, before touching the bus.
+    @Test func startRefusesAnInvalidScenario() async throws {
+        var scenario = Self.scenario(adapterName: "hci 0")
+        var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
+        device.connectFailures = [Scenario.DBusFailure(error: "not a name")]
+        scenario.devices = [device]
+        let simulator = Simulator(
+            scenario: scenario, busAddress: "unix:path=/nonexistent", log: try SimulatorLog(path: nil))
+        do {
+            try await simulator.start()
+            Issue.record("started")
+        } catch let error as ScenarioError {
+            #expect(error.description.contains("adapters[0].name: 'hci 0' is not like hci0"))
+            #expect(error.description.contains("devices[0].connectFailures[0].error: 'not a name'"))
+        }
+        await simulator.stop()
     }
 }
