@@ -1,4 +1,3 @@
-
 import DBus
 
 /// The GATT database hrm-sim exposes for one device, with handles laid out as BlueZ numbers them.
@@ -65,7 +64,8 @@ struct GATTLayout: Sendable {
                 let notifies = flags.contains("notify") || flags.contains("indicate")
                 let ccc =
                     notifies
-                    ? Descriptor(path: try charPath.appending("desc\(hex(next + 2))"), uuid: SimulatedUUID(0x2902))
+                    ? Descriptor(
+                        path: try charPath.appending("desc\(hex(next + 2))"), uuid: SimulatedUUID(0x2902))
                     : nil
                 built.append(
                     Characteristic(

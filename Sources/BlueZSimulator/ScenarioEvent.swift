@@ -87,7 +87,8 @@ extension Scenario.Event: Codable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: codingPath,
-                    debugDescription: "needs one of at, afterNotifications and after (\(triggers.count) given)"))
+                    debugDescription:
+                        "needs one of at, afterNotifications and after (\(triggers.count) given)"))
         }
         return trigger
     }

@@ -252,7 +252,7 @@ extension Simulator {
             let address = SimulatedAddress(central.spec.address),
             let peripheralPath = reverse.parent
         else { return }
-                try? connection?.export(
+        try? connection?.export(
             deviceInterface(), at: reverse,
             properties: [
                 "Address": .string(address.description), "AddressType": .string("public"),

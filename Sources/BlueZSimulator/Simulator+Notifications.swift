@@ -61,7 +61,10 @@ extension Simulator {
                 delivered = sent >= 0
                 log.record(
                     "notify",
-                    ["path": measurement.path.rawValue, "via": "fd", "hex": hex, "sent": sent >= 0, "mono_ns": sentAt])
+                    [
+                        "path": measurement.path.rawValue, "via": "fd", "hex": hex, "sent": sent >= 0,
+                        "mono_ns": sentAt,
+                    ])
             }
         }
         if !(device.notifySessions[measurement.path] ?? []).isEmpty {
@@ -69,7 +72,8 @@ extension Simulator {
             try? connection?.setProperty(
                 "Value", to: .bytes(frame), interface: BlueZName.gattCharacteristic,
                 at: measurement.path)
-            log.record("notify", ["path": measurement.path.rawValue, "via": "signal", "hex": hex, "mono_ns": sentAt])
+            log.record(
+                "notify", ["path": measurement.path.rawValue, "via": "signal", "hex": hex, "mono_ns": sentAt])
             delivered = true
         }
         if delivered { notificationSent(path) }

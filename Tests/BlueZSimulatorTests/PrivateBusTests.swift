@@ -42,7 +42,8 @@ import Testing
         try await withClient(on: bus) { client in
             // Watched before the owner starts, so its NameOwnerChanged cannot be missed.
             let owners = try await client.signals(
-                matching: MatchRule(sender: .bus, interface: .bus, member: "NameOwnerChanged", arg0: "org.bluez"))
+                matching: MatchRule(
+                    sender: .bus, interface: .bus, member: "NameOwnerChanged", arg0: "org.bluez"))
             // An independent service owns org.bluez (python3-dbus), so the bus has somewhere to route.
             let owner = try ChildProcess(
                 executable: "/usr/bin/python3",
@@ -74,7 +75,8 @@ import Testing
             }
             try #require(owned, "the python3-dbus owner of org.bluez did not start within 15 s")
             let (status, output) = try dbusSend(
-                bus.address, ["--dest=org.bluez", "/", "org.freedesktop.DBus.ObjectManager.GetManagedObjects"])
+                bus.address,
+                ["--dest=org.bluez", "/", "org.freedesktop.DBus.ObjectManager.GetManagedObjects"])
             #expect(status != 0)
             #expect(output.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(output)")
         }

@@ -172,7 +172,8 @@ import Testing
 
     @Test func defaultsOfOptionalFields() throws {
         let scenario = try Self.decode(
-            #"{"events":[{"at":1,"type":"bluetoothd-restart"},{"after":0,"type":"adapter-power","powered":true}]}"#)
+            #"{"events":[{"at":1,"type":"bluetoothd-restart"},{"after":0,"type":"adapter-power","powered":true}]}"#
+        )
         #expect(
             scenario.events == [
                 .bluetoothdRestart(.at(1), downFor: 1), .adapterPower(.after(0), adapter: nil, powered: true),
@@ -203,8 +204,14 @@ import Testing
             #"{"at":1,"type":"explode"}"#,
             "events[0].type: 'explode' is not adapter-power, bluetoothd-restart or battery"
         ),
-        (#"{"at":1,"after":2,"type":"bluetoothd-restart"}"#, "events[0]: needs one of at, afterNotifications and after (2 given)"),
-        (#"{"type":"bluetoothd-restart"}"#, "events[0]: needs one of at, afterNotifications and after (0 given)"),
+        (
+            #"{"at":1,"after":2,"type":"bluetoothd-restart"}"#,
+            "events[0]: needs one of at, afterNotifications and after (2 given)"
+        ),
+        (
+            #"{"type":"bluetoothd-restart"}"#,
+            "events[0]: needs one of at, afterNotifications and after (0 given)"
+        ),
         (#"{"at":1,"type":"adapter-power","adapter":"hci0"}"#, "events[0].powered: required"),
         (#"{"at":1,"type":"battery","device":"AA:BB:CC:DD:EE:FF"}"#, "events[0].percent: required"),
         (#"{"at":1}"#, "events[0].type: required"),
@@ -250,14 +257,17 @@ import Testing
         #expect(Self.problems(scenario).contains("adapters[0].name: '\(name)' is not like hci0"))
     }
 
-    @Test(arguments: ["nope", "org..Failed", "org.bluez.Error.Not Valid", "org.bluez.Error.Failed.", "1org.x"])
+    @Test(arguments: [
+        "nope", "org..Failed", "org.bluez.Error.Not Valid", "org.bluez.Error.Failed.", "1org.x",
+    ])
     func connectFailureErrorNamesThatAreNotDBusNames(name: String) {
         var scenario = Scenario()
         var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
         device.connectFailures = [Scenario.DBusFailure(error: name, message: "m")]
         scenario.devices = [device]
         #expect(
-            Self.problems(scenario).contains("devices[0].connectFailures[0].error: '\(name)' is not an error name"))
+            Self.problems(scenario).contains(
+                "devices[0].connectFailures[0].error: '\(name)' is not an error name"))
     }
 
     @Test func waitsADurationCannotHold() throws {
