@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
-        .target(name: "BlueZSimulator", dependencies: ["BlueZ", "DBus", "HeartRate"], swiftSettings: strict),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "HeartRate"], swiftSettings: strict),
 
         // The command-line interface: commands, input parsing and rendering.
         .target(

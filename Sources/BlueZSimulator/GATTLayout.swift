@@ -1,4 +1,4 @@
-import BlueZ
+import DBus
 
 /// The GATT database hrm-sim exposes for one device, with handles laid out as BlueZ numbers them.
 ///
@@ -16,14 +16,14 @@ struct GATTLayout: Sendable {
     }
 
     struct Descriptor: Sendable {
-        let path: String
-        let uuid: BluetoothUUID
+        let path: ObjectPath
+        let uuid: SimulatedUUID
     }
 
     struct Characteristic: Sendable {
-        let path: String
-        let servicePath: String
-        let uuid: BluetoothUUID
+        let path: ObjectPath
+        let servicePath: ObjectPath
+        let uuid: SimulatedUUID
         let flags: [String]
         let role: Role
         let ccc: Descriptor?
@@ -32,8 +32,8 @@ struct GATTLayout: Sendable {
     }
 
     struct Service: Sendable {
-        let path: String
-        let uuid: BluetoothUUID
+        let path: ObjectPath
+        let uuid: SimulatedUUID
         let characteristics: [Characteristic]
     }
 
@@ -42,9 +42,11 @@ struct GATTLayout: Sendable {
     var characteristics: [Characteristic] { services.flatMap(\.characteristics) }
 
     /// Every UUID the device reports once its services are resolved, GAP included.
-    var serviceUUIDs: [BluetoothUUID] { [BluetoothUUID(0x1800)] + services.map(\.uuid) }
+    var serviceUUIDs: [SimulatedUUID] { [SimulatedUUID(0x1800)] + services.map(\.uuid) }
 
-    init(devicePath: String, device: Scenario.Device) {
+    /// Throws only if an element made here were not a valid path element: the device's path is
+    /// already a valid one.
+    init(devicePath: ObjectPath, device: Scenario.Device) throws(DBusError) {
         var handle = 0x0008
         var services: [Service] = []
 
@@ -53,27 +55,29 @@ struct GATTLayout: Sendable {
             return String(repeating: "0", count: max(4 - text.count, 0)) + text
         }
 
-        func service(_ uuid: UInt16, _ chars: [(UInt16, [String], Role)]) {
-            let servicePath = "\(devicePath)/service\(hex(handle))"
+        func service(_ uuid: UInt16, _ chars: [(UInt16, [String], Role)]) throws(DBusError) {
+            let servicePath = try devicePath.appending("service\(hex(handle))")
             var next = handle + 1
             var built: [Characteristic] = []
             for (charUUID, flags, role) in chars {
-                let charPath = "\(servicePath)/char\(hex(next))"
+                let charPath = try servicePath.appending("char\(hex(next))")
                 let notifies = flags.contains("notify") || flags.contains("indicate")
                 let ccc =
                     notifies
-                    ? Descriptor(path: "\(charPath)/desc\(hex(next + 2))", uuid: BluetoothUUID(0x2902)) : nil
+                    ? Descriptor(
+                        path: try charPath.appending("desc\(hex(next + 2))"), uuid: SimulatedUUID(0x2902))
+                    : nil
                 built.append(
                     Characteristic(
-                        path: charPath, servicePath: servicePath, uuid: BluetoothUUID(charUUID), flags: flags,
+                        path: charPath, servicePath: servicePath, uuid: SimulatedUUID(charUUID), flags: flags,
                         role: role, ccc: ccc))
                 next += notifies ? 3 : 2
             }
-            services.append(Service(path: servicePath, uuid: BluetoothUUID(uuid), characteristics: built))
+            services.append(Service(path: servicePath, uuid: SimulatedUUID(uuid), characteristics: built))
             handle = next
         }
 
-        service(
+        try service(
             0x1801,
             [
                 (0x2A05, ["indicate"], .serviceChanged), (0x2B29, ["read", "write"], .clientFeatures),
@@ -89,15 +93,15 @@ struct GATTLayout: Sendable {
             if let value = info.firmware { information.append((0x2A26, ["read"], .deviceInformation(value))) }
         }
         information.append((0x2A50, ["read"], .pnpID))
-        service(0x180A, information)
+        try service(0x180A, information)
 
         var heartRate: [(UInt16, [String], Role)] = [(0x2A37, ["notify"], .measurement)]
         if device.location != nil { heartRate.append((0x2A38, ["read"], .bodySensorLocation)) }
         heartRate.append((0x2A39, ["write"], .controlPoint))
-        service(0x180D, heartRate)
+        try service(0x180D, heartRate)
 
         if device.battery != nil {
-            service(0x180F, [(0x2A19, ["read", "notify"], .batteryLevel)])
+            try service(0x180F, [(0x2A19, ["read", "notify"], .batteryLevel)])
         }
         self.services = services
     }

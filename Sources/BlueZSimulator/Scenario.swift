@@ -154,38 +154,6 @@ public struct Scenario: Codable, Sendable, Equatable {
         }
     }
 
-    /// Something that happens to the simulated world. Events happen in the order listed, each
-    /// when its one trigger comes: `at` seconds into the run, right after the simulator's
-    /// `afterNotifications`-th notification (over every strap), or `after` seconds after the event
-    /// before it. Tied to the stream, an event comes at the same point of it however long a
-    /// client took to connect.
-    public struct Event: Codable, Sendable, Equatable {
-        public var at: Double? = nil
-        public var afterNotifications: Int? = nil
-        public var after: Double? = nil
-        /// `adapter-power` (with `adapter`, `powered`), `bluetoothd-restart` (with `downFor`) or
-        /// `battery` (with `device`, an address, and `percent`: Battery1's Percentage changes).
-        public var type: String
-        public var adapter: String? = nil
-        public var powered: Bool? = nil
-        public var downFor: Double? = nil
-        public var device: String? = nil
-        public var percent: Int? = nil
-
-        public init(
-            at: Double, type: String, adapter: String? = nil, powered: Bool? = nil, downFor: Double? = nil,
-            device: String? = nil, percent: Int? = nil
-        ) {
-            self.at = at
-            self.type = type
-            self.adapter = adapter
-            self.powered = powered
-            self.downFor = downFor
-            self.device = device
-            self.percent = percent
-        }
-    }
-
     public init() {}
 }
 

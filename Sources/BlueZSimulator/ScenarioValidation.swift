@@ -1,4 +1,4 @@
-import BlueZ
+import DBus
 import HeartRate
 
 /// What is wrong with a scenario, each problem with the JSON path of the field.
@@ -26,14 +26,14 @@ extension Scenario {
             check(Self.isAdapterName(adapter.name), "\(path).name: '\(adapter.name)' is not like hci0")
             check(adapterNames.insert(adapter.name).inserted, "\(path).name: '\(adapter.name)' appears twice")
             check(
-                BluetoothAddress(adapter.address) != nil,
+                SimulatedAddress(adapter.address) != nil,
                 "\(path).address: '\(adapter.address)' is not AA:BB:CC:DD:EE:FF")
         }
 
         var addresses = Set<String>()
         for (i, device) in devices.enumerated() {
             let path = "devices[\(i)]"
-            let address = BluetoothAddress(device.address)
+            let address = SimulatedAddress(device.address)
             check(address != nil, "\(path).address: '\(device.address)' is not AA:BB:CC:DD:EE:FF")
             if let address {
                 check(
@@ -47,7 +47,7 @@ extension Scenario {
                 check(adapterNames.contains(adapter), "\(path).adapter: no adapter named '\(adapter)'")
             }
             for (j, uuid) in device.uuids.enumerated() {
-                check(BluetoothUUID(uuid) != nil, "\(path).uuids[\(j)]: '\(uuid)' is not a UUID")
+                check(SimulatedUUID(uuid) != nil, "\(path).uuids[\(j)]: '\(uuid)' is not a UUID")
             }
             for (company, payload) in device.manufacturerData {
                 check(
@@ -84,53 +84,56 @@ extension Scenario {
                     check(failure.error.isEmpty, "\(path).connectFailures[\(j)]: a stall has no error")
                 } else {
                     check(
-                        failure.error.split(separator: ".").count >= 2,
-                        "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name")
+                        (try? ErrorName(failure.error)) != nil,
+                        "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name"
+                            + " (like org.bluez.Error.Failed)")
                 }
             }
             problems += device.heartRate.problems(at: "\(path).heartRate")
         }
 
+        var latestAt = 0.0
         for (i, event) in events.enumerated() {
             let path = "events[\(i)]"
-            switch (event.at, event.afterNotifications, event.after) {
-            case (let at?, nil, nil):
+            switch event.trigger {
+            case .at(let at):
                 check(at >= 0, "\(path).at: negative")
-                let earlier = events[..<i].compactMap(\.at).max() ?? 0
-                check(at >= earlier, "\(path).at: before an event listed earlier (events happen in order)")
-            case (nil, let count?, nil):
+                check(at >= latestAt, "\(path).at: before an event listed earlier (events happen in order)")
+                latestAt = max(latestAt, at)
+            case .afterNotifications(let count):
                 check(count >= 1, "\(path).afterNotifications: needs to be 1 or more")
-            case (nil, nil, let after?): check(after >= 0, "\(path).after: negative")
-            default: check(false, "\(path): needs one of at, afterNotifications and after")
+            case .after(let after):
+                check(after >= 0, "\(path).after: negative")
             }
-            switch event.type {
-            case "adapter-power":
-                check(event.powered != nil, "\(path): adapter-power needs 'powered'")
-                if let adapter = event.adapter {
+            switch event {
+            case .adapterPower(_, let adapter, _):
+                if let adapter {
                     check(adapterNames.contains(adapter), "\(path).adapter: no adapter named '\(adapter)'")
                 }
-            case "bluetoothd-restart":
-                check((event.downFor ?? 1) >= 0, "\(path).downFor: negative")
-            case "battery":
-                check((0...100).contains(event.percent ?? -1), "\(path).percent: 0 to 100")
+            case .bluetoothdRestart(_, let downFor):
                 check(
-                    devices.contains { device in
-                        guard let wanted = event.device.flatMap({ BluetoothAddress($0) }) else {
-                            return false
-                        }
-                        return BluetoothAddress(device.address) == wanted
-                    },
-                    "\(path).device: no device with address '\(event.device ?? "")'")
-            default:
-                problems.append(
-                    "\(path).type: '\(event.type)' is not adapter-power, bluetoothd-restart or battery")
+                    (0...Self.longestWait).contains(downFor),
+                    "\(path).downFor: 0 to \(Int(Self.longestWait)) seconds")
+            case .battery(_, let device, let percent):
+                check((0...100).contains(percent), "\(path).percent: 0 to 100")
+                let wanted = SimulatedAddress(device)
+                check(
+                    wanted != nil && devices.contains { SimulatedAddress($0.address) == wanted },
+                    "\(path).device: no device with address '\(device)'")
             }
         }
         if !problems.isEmpty { throw ScenarioError(problems: problems) }
     }
 
+    /// The longest wait a scenario may ask for (a notification interval, bluetoothd's downtime), in
+    /// seconds: a day, far below what a Duration can hold.
+    static let longestWait = 86_400.0
+
+    /// `hci0`: `hci` and ASCII digits, so the name is also a valid object path element.
     static func isAdapterName(_ name: String) -> Bool {
-        name.hasPrefix("hci") && name.count > 3 && name.dropFirst(3).allSatisfy(\.isWholeNumber)
+        let digits = name.utf8.dropFirst(3)
+        return name.hasPrefix("hci") && !digits.isEmpty
+            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// `107`, `0x006b`: a company identifier.
@@ -159,7 +162,13 @@ extension Scenario {
 extension Scenario.HeartRateStream {
     func problems(at path: String) -> [String] {
         var problems: [String] = []
-        if interval <= 0 { problems.append("\(path).interval: must be above 0 seconds") }
+        if !(interval > 0 && interval <= Scenario.longestWait) {
+            problems.append("\(path).interval: above 0 and at most \(Int(Scenario.longestWait)) seconds")
+        }
+        if !(0...100).contains(variability) { problems.append("\(path).variability: 0 to 100 bpm") }
+        if !(0...100_000).contains(energyPerMinute) {
+            problems.append("\(path).energyPerMinute: 0 to 100000 kJ")
+        }
         if !["uint8", "uint16"].contains(format) { problems.append("\(path).format: 'uint8' or 'uint16'") }
         if Self.contact(contact) == nil {
             problems.append("\(path).contact: '\(contact)' is not detected, not_detected or unsupported")

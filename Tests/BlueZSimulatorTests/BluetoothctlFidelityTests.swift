@@ -4,7 +4,7 @@ import Testing
 /// BlueZ's own client, bluetoothctl, against hrm-sim: what a real BlueZ client sees must work.
 @Suite struct BluetoothctlFidelityTests {
     static var hrmSim: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").deletingLastPathComponent()
         while directory.path != "/" {
             let candidate = directory.appendingPathComponent("hrm-sim")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }

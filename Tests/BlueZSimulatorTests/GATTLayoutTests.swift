@@ -8,10 +8,10 @@ import Testing
     @Test func labLayoutMatchesTheRealTranscript() throws {
         let scenario = try ScenarioCatalog.load("lab")
         let device = try #require(scenario.devices.first)
-        let layout = GATTLayout(devicePath: "/org/bluez/hci0/dev_00_AA_01_01_00_01", device: device)
+        let layout = try GATTLayout(devicePath: "/org/bluez/hci0/dev_00_AA_01_01_00_01", device: device)
         let paths = layout.services.flatMap { service in
             [service.path] + service.characteristics.flatMap { [$0.path] + ($0.ccc.map { [$0.path] } ?? []) }
-        }.map { String($0.dropFirst("/org/bluez/hci0/dev_00_AA_01_01_00_01/".count)) }
+        }.map { String($0.rawValue.dropFirst("/org/bluez/hci0/dev_00_AA_01_01_00_01/".count)) }
         #expect(
             paths == [
                 "service0008", "service0008/char0009", "service0008/char0009/desc000b",
@@ -24,21 +24,21 @@ import Testing
                 "service001d", "service001d/char001e", "service001d/char001e/desc0020",
             ])
         let flags = layout.characteristics.map {
-            "\($0.uuid.shortDescription):\($0.flags.joined(separator: ","))"
+            "\($0.uuid):\($0.flags.joined(separator: ","))"
         }
-        #expect(flags.contains("2a37:notify"))
-        #expect(flags.contains("2a38:read"))
-        #expect(flags.contains("2a39:write"))
-        #expect(flags.contains("2a19:read,notify"))
+        #expect(flags.contains("00002a37-0000-1000-8000-00805f9b34fb:notify"))
+        #expect(flags.contains("00002a38-0000-1000-8000-00805f9b34fb:read"))
+        #expect(flags.contains("00002a39-0000-1000-8000-00805f9b34fb:write"))
+        #expect(flags.contains("00002a19-0000-1000-8000-00805f9b34fb:read,notify"))
     }
 
     @Test func optionalCharacteristicsFollowTheScenario() throws {
         var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
         device.location = nil
         device.battery = nil
-        let layout = GATTLayout(devicePath: "/d", device: device)
+        let layout = try GATTLayout(devicePath: "/d", device: device)
         #expect(!layout.characteristics.contains { $0.role == .bodySensorLocation })
-        #expect(!layout.services.contains { $0.uuid.shortValue == 0x180F })
+        #expect(!layout.services.contains { $0.uuid == SimulatedUUID(0x180F) })
         #expect(layout.characteristics.contains { $0.role == .measurement })
     }
 }

@@ -64,8 +64,10 @@ import Testing
                          "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"},
                          "drops":[{"at":1,"afterNotifications":3,"for":2},{"for":2},{"afterNotifications":0,"for":0}],
                          "connectFailures":[{"stall":true,"error":"org.bluez.Error.Failed"},{"error":"nope"}]}],
-             "events":[{"at":1,"type":"explode"},{"at":2,"after":1,"type":"battery","device":"x","percent":5},
-                       {"at":0.5,"type":"bluetoothd-restart"},{"afterNotifications":0,"type":"bluetoothd-restart"}]}
+             "events":[{"at":1,"type":"bluetoothd-restart","downFor":-1},
+                       {"at":2,"type":"battery","device":"x","percent":500},
+                       {"at":0.5,"type":"bluetoothd-restart"},{"afterNotifications":0,"type":"bluetoothd-restart"},
+                       {"after":-1,"type":"adapter-power","adapter":"hci7","powered":true}]}
             """#
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
         do {
@@ -78,10 +80,11 @@ import Testing
                 "devices[0].address: 'AA:BB:CC:DD:EE:FG'", "devices[0].adapter: no adapter named 'hci9'",
                 "devices[0].uuids[0]", "devices[0].mtu: 5", "devices[0].heartRate.frames[0]",
                 "devices[0].heartRate.format", "devices[0].heartRate.contact: 'maybe'",
-                "events[0].type: 'explode'",
-                "events[1]: needs one of at, afterNotifications and after",
+                "events[0].downFor: 0 to 86400 seconds",
+                "events[1].device: no device with address 'x'", "events[1].percent: 0 to 100",
                 "events[2].at: before an event listed earlier",
                 "events[3].afterNotifications: needs to be 1 or more",
+                "events[4].after: negative", "events[4].adapter: no adapter named 'hci7'",
                 "devices[0].drops[0]: needs one of at and afterNotifications",
                 "devices[0].drops[1]: needs one of at and afterNotifications",
                 "devices[0].drops[2].afterNotifications: needs to be 1 or more",
@@ -145,5 +148,160 @@ import Testing
             #expect("\(error)".contains("devices[0].rssi: expected"), "\(error)")
         }
         #expect(throws: ScenarioCatalog.LoadError.self) { try ScenarioCatalog.load("/nonexistent/x.json") }
+    }
+}
+
+@Suite struct ScenarioEventTests {
+    static func decode(_ json: String) throws -> Scenario {
+        try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+    }
+
+    /// The shipped scenarios' events, as the JSON in Scenarios/ says.
+    @Test func shippedEventsDecodeToTheirCases() throws {
+        #expect(
+            try ScenarioCatalog.load("power-cycle").events == [
+                .adapterPower(.afterNotifications(5), adapter: "hci0", powered: false),
+                .adapterPower(.after(3), adapter: "hci0", powered: true),
+                .bluetoothdRestart(.afterNotifications(10), downFor: 2),
+            ])
+        #expect(
+            try ScenarioCatalog.load("basic").events == [
+                .battery(.at(8), device: "D2:4B:7E:10:20:30", percent: 86)
+            ])
+    }
+
+    @Test func defaultsOfOptionalFields() throws {
+        let scenario = try Self.decode(
+            #"{"events":[{"at":1,"type":"bluetoothd-restart"},{"after":0,"type":"adapter-power","powered":true}]}"#
+        )
+        #expect(
+            scenario.events == [
+                .bluetoothdRestart(.at(1), downFor: 1), .adapterPower(.after(0), adapter: nil, powered: true),
+            ])
+    }
+
+    /// Encoding writes the same flat objects back: every shipped scenario's events survive a
+    /// round trip.
+    @Test func eventsRoundTrip() throws {
+        let names = ScenarioCatalog.names()
+        #expect(names.contains("power-cycle"))
+        for name in names {
+            let events = try ScenarioCatalog.load(name).events
+            let again = try JSONDecoder().decode([Scenario.Event].self, from: JSONEncoder().encode(events))
+            #expect(again == events, "\(name)")
+        }
+        let event = Scenario.Event.battery(.afterNotifications(3), device: "AA:BB:CC:DD:EE:FF", percent: 5)
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(event)) as? [String: Any]
+        #expect(object?["type"] as? String == "battery")
+        #expect(object?["afterNotifications"] as? Int == 3)
+        #expect(object?["device"] as? String == "AA:BB:CC:DD:EE:FF")
+        #expect(object?["percent"] as? Int == 5)
+    }
+
+    /// An event the simulator cannot play is refused when the file is read, with its path.
+    @Test(arguments: [
+        (
+            #"{"at":1,"type":"explode"}"#,
+            "events[0].type: 'explode' is not adapter-power, bluetoothd-restart or battery"
+        ),
+        (
+            #"{"at":1,"after":2,"type":"bluetoothd-restart"}"#,
+            "events[0]: needs one of at, afterNotifications and after (2 given)"
+        ),
+        (
+            #"{"type":"bluetoothd-restart"}"#,
+            "events[0]: needs one of at, afterNotifications and after (0 given)"
+        ),
+        (#"{"at":1,"type":"adapter-power","adapter":"hci0"}"#, "events[0].powered: required"),
+        (#"{"at":1,"type":"battery","device":"AA:BB:CC:DD:EE:FF"}"#, "events[0].percent: required"),
+        (#"{"at":1}"#, "events[0].type: required"),
+    ])
+    func unplayableEventsAreDecodingErrors(event: String, expected: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "event-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"events":[\#(event)]}"#.utf8).write(to: file)
+        do {
+            _ = try ScenarioCatalog.load(file.path)
+            Issue.record("loaded \(event)")
+        } catch {
+            #expect("\(error)".hasSuffix(": \(expected)"), "\(error)")
+        }
+    }
+}
+
+/// Names, addresses and numbers in a scenario come from outside the process: a bad one is a
+/// validation error with its path, never a crash (an object path, error name or Duration that
+/// cannot be made).
+@Suite struct OutsideDataTests {
+    static func problems(_ scenario: Scenario) -> String {
+        do {
+            try scenario.validate()
+            return ""
+        } catch {
+            return error.description
+        }
+    }
+
+    static func scenario(adapterName: String) -> Scenario {
+        var adapter = Scenario.Adapter()
+        adapter.name = adapterName
+        var scenario = Scenario()
+        scenario.adapters = [adapter]
+        return scenario
+    }
+
+    @Test(arguments: ["hci 0", "hci0/x", "hci٣", "hci", "hci-1", "", "hci0 "])
+    func adapterNamesThatCannotBePaths(name: String) {
+        let scenario = Self.scenario(adapterName: name)
+        #expect(Self.problems(scenario).contains("adapters[0].name: '\(name)' is not like hci0"))
+    }
+
+    @Test(arguments: [
+        "nope", "org..Failed", "org.bluez.Error.Not Valid", "org.bluez.Error.Failed.", "1org.x",
+    ])
+    func connectFailureErrorNamesThatAreNotDBusNames(name: String) {
+        var scenario = Scenario()
+        var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
+        device.connectFailures = [Scenario.DBusFailure(error: name, message: "m")]
+        scenario.devices = [device]
+        #expect(
+            Self.problems(scenario).contains(
+                "devices[0].connectFailures[0].error: '\(name)' is not an error name"))
+    }
+
+    @Test func waitsADurationCannotHold() throws {
+        let json = #"""
+            {"devices":[{"address":"AA:BB:CC:DD:EE:FF",
+                         "heartRate":{"interval":1e300,"variability":1e300,"energyPerMinute":-1}}],
+             "events":[{"at":1,"type":"bluetoothd-restart","downFor":1e300}]}
+            """#
+        let text = Self.problems(try JSONDecoder().decode(Scenario.self, from: Data(json.utf8)))
+        for expected in [
+            "devices[0].heartRate.interval: above 0 and at most 86400 seconds",
+            "devices[0].heartRate.variability: 0 to 100 bpm", "devices[0].heartRate.energyPerMinute",
+            "events[0].downFor: 0 to 86400 seconds",
+        ] {
+            #expect(text.contains(expected), "\(expected) in \(text)")
+        }
+    }
+
+    /// A scenario built or changed in code reaches the simulator without ScenarioCatalog's
+    /// check: start() refuses it with the same problems, before touching the bus.
+    @Test func startRefusesAnInvalidScenario() async throws {
+        var scenario = Self.scenario(adapterName: "hci 0")
+        var device = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
+        device.connectFailures = [Scenario.DBusFailure(error: "not a name")]
+        scenario.devices = [device]
+        let simulator = Simulator(
+            scenario: scenario, busAddress: "unix:path=/nonexistent", log: try SimulatorLog(path: nil))
+        do {
+            try await simulator.start()
+            Issue.record("started")
+        } catch let error as ScenarioError {
+            #expect(error.description.contains("adapters[0].name: 'hci 0' is not like hci0"))
+            #expect(error.description.contains("devices[0].connectFailures[0].error: 'not a name'"))
+        }
+        await simulator.stop()
     }
 }

@@ -14,30 +14,10 @@ import Testing
     static let location: ObjectPath = "/org/bluez/hci0/dev_D2_4B_7E_10_20_30/service001d/char0021"
     static let controlPoint: ObjectPath = "/org/bluez/hci0/dev_D2_4B_7E_10_20_30/service001d/char0023"
 
-    /// A private bus with the simulator serving `scenario` and a client connection to it.
-    final class Rig: Sendable {
-        let bus: PrivateBus
+    /// The simulator serving a scenario on a private bus, and a client connection to it.
+    struct Rig: Sendable {
         let simulator: Simulator
         let client: Connection
-
-        init(scenario name: String, adjust: (inout Scenario) -> Void = { _ in }) async throws {
-            bus = try PrivateBus()
-            var timing = Simulator.Timing()
-            timing.disconnect = 0.2
-            timing.servicesResolved = 0.05
-            var scenario = try ScenarioCatalog.load(name)
-            scenario.devices = scenario.devices.map { device in
-                var d = device
-                d.heartRate.interval = 0.1
-                return d
-            }
-            adjust(&scenario)
-            simulator = Simulator(
-                scenario: scenario, busAddress: bus.address,
-                log: try SimulatorLog(path: ProcessInfo.processInfo.environment["RIG_LOG"]), timing: timing)
-            try await simulator.start()
-            client = try await Connection(address: bus.address)
-        }
 
         func call(_ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ body: [Value] = [])
             async throws(DBusError) -> Message
@@ -46,11 +26,31 @@ import Testing
                 destination: "org.bluez", path: path, interface: interface, member: member, body: body,
                 timeout: .seconds(10))
         }
+    }
 
-        func close() async {
-            await client.close()
-            await simulator.stop()
-            bus.stop()
+    /// Runs `body` with a rig serving the shipped scenario `name` (notifications every 0.1 s,
+    /// short disconnects), changed by `adjust`; everything is closed when this returns, also
+    /// when `body` throws.
+    static func withRig(
+        scenario name: String, adjust: (inout Scenario) throws -> Void = { _ in },
+        _ body: (Rig) async throws -> Void
+    ) async throws {
+        var timing = Simulator.Timing()
+        timing.disconnect = 0.2
+        timing.servicesResolved = 0.05
+        var scenario = try ScenarioCatalog.load(name)
+        scenario.devices = scenario.devices.map { device in
+            var d = device
+            d.heartRate.interval = 0.1
+            return d
+        }
+        try adjust(&scenario)
+        try await withSimulator(
+            scenario, timing: timing, log: ProcessInfo.processInfo.environment["RIG_LOG"]
+        ) { simulator, bus in
+            try await withClient(on: bus) { client in
+                try await body(Rig(simulator: simulator, client: client))
+            }
         }
     }
 
@@ -69,17 +69,6 @@ import Testing
         return (nil, before)
     }
 
-    /// Waits without blocking a thread (the simulator runs in this process's thread pool too).
-    static func readable(_ fd: Int32, within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&entry, 1, 0) == 1 { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return false
-    }
-
     static func changed(_ event: ObjectEvent, _ path: ObjectPath, _ key: String) -> Value? {
         if case .propertiesChanged(let change) = event, change.path == path { return change.changed[key] }
         return nil
@@ -87,8 +76,14 @@ import Testing
 
     @Test(arguments: [Scenario.ServicesResolvedOrder.afterObjects, .beforeObjects])
     func discoveryConnectReadNotifyDisconnect(order: Scenario.ServicesResolvedOrder) async throws {
-        let rig = try await Rig(scenario: "basic") { $0.servicesResolved = order }
-        defer { Task { await rig.close() } }
+        try await Self.withRig(scenario: "basic", adjust: { $0.servicesResolved = order }) { rig in
+            try await Self.discoveryConnectReadNotifyDisconnect(rig, order: order)
+        }
+    }
+
+    static func discoveryConnectReadNotifyDisconnect(_ rig: Rig, order: Scenario.ServicesResolvedOrder)
+        async throws
+    {
         let events = try await rig.client.objectEvents(sender: "org.bluez", pathNamespace: "/org/bluez")
         var iterator = events.makeAsyncIterator()
 
@@ -193,7 +188,7 @@ import Testing
         #expect(mtu == 517)
         let descriptor = try #require(fd.descriptor)
         var buffer = [UInt8](repeating: 0, count: 600)
-        #expect(await Self.readable(descriptor, within: .seconds(5)))
+        #expect(await readable(descriptor, within: .seconds(5)))
         let count = read(descriptor, &buffer, buffer.count)
         #expect(count > 1)
         #expect((try? HeartRateMeasurement(decoding: Array(buffer[0..<max(count, 0)]))) != nil)
@@ -216,7 +211,7 @@ import Testing
             Self.changed($0, Self.device, "Connected") == .boolean(false)
         }
         #expect(disconnected.found != nil)
-        #expect(await Self.readable(descriptor, within: .seconds(5)))
+        #expect(await readable(descriptor, within: .seconds(5)))
         var drained = 1
         while drained > 0 { drained = read(descriptor, &buffer, buffer.count) }
         #expect(drained == 0, "end of file on the notify socket")
@@ -224,8 +219,10 @@ import Testing
     }
 
     @Test func errorsAsBlueZSendsThem() async throws {
-        let rig = try await Rig(scenario: "adapter-off")
-        defer { Task { await rig.close() } }
+        try await Self.withRig(scenario: "adapter-off") { rig in try await Self.errorsAsBlueZSendsThem(rig) }
+    }
+
+    static func errorsAsBlueZSendsThem(_ rig: Rig) async throws {
         do {
             _ = try await rig.call("/org/bluez/hci0", "org.bluez.Adapter1", "StartDiscovery")
             Issue.record("discovery started on a powered-off adapter")
@@ -254,11 +251,17 @@ import Testing
     /// simulated bluetoothd; with Cache = no it went with the characteristic object.
     @Test(arguments: [Scenario.GattCache.always, .no])
     func dropAndReconnect(cache: Scenario.GattCache) async throws {
-        let rig = try await Rig(scenario: "basic") { scenario in
+        let adjust: (inout Scenario) throws -> Void = { scenario in
             scenario.gattCache = cache
+            try #require(!scenario.devices.isEmpty)
             scenario.devices[0].known = true
         }
-        defer { Task { await rig.close() } }
+        try await Self.withRig(scenario: "basic", adjust: adjust) { rig in
+            try await Self.dropAndReconnect(rig, cache: cache)
+        }
+    }
+
+    static func dropAndReconnect(_ rig: Rig, cache: Scenario.GattCache) async throws {
         let events = try await rig.client.objectEvents(sender: "org.bluez", pathNamespace: "/org/bluez")
         var iterator = events.makeAsyncIterator()
         _ = try await rig.call(Self.device, "org.bluez.Device1", "Connect")
@@ -310,8 +313,12 @@ import Testing
     /// triggered here when the test is ready, so a loaded machine cannot make it miss them): the
     /// name is lost, then owned again, and the adapter is back in GetManagedObjects.
     @Test func powerCycleAndRestart() async throws {
-        let rig = try await Rig(scenario: "power-cycle") { $0.events = [] }
-        defer { Task { await rig.close() } }
+        try await Self.withRig(scenario: "power-cycle", adjust: { $0.events = [] }) { rig in
+            try await Self.powerCycleAndRestart(rig)
+        }
+    }
+
+    static func powerCycleAndRestart(_ rig: Rig) async throws {
         let adapter: ObjectPath = "/org/bluez/hci0"
         func powered() async throws -> Value {
             try await rig.client.getProperty(
@@ -322,39 +329,36 @@ import Testing
         await rig.simulator.setAdapterPower("hci0", on: true)
         #expect(try await powered() == .boolean(true))
 
-        // The restart: org.bluez has no owner for a while, then has one again.
-        let restart = Task { await rig.simulator.restartBluetoothd(downFor: 0.4) }
-        var sawGone = false
-        var sawBack = false
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline && !sawBack {
-            let owner = try? await rig.client.nameOwner("org.bluez")
-            if owner == nil { sawGone = true } else if sawGone { sawBack = true }
-            try await Task.sleep(for: .milliseconds(20))
+        // The restart: org.bluez has no owner for a while, then has one again (the bus says so
+        // with NameOwnerChanged, watched from before the restart).
+        let owners = try await rig.client.signals(
+            matching: MatchRule(sender: .bus, interface: .bus, member: "NameOwnerChanged", arg0: "org.bluez"))
+        async let restarted: Void = rig.simulator.restartBluetoothd(downFor: 0.4)
+        var owned: [Bool] = []
+        for await message in owners {
+            guard message.body.count == 3, case .string(let newOwner) = message.body[2] else { continue }
+            owned.append(!newOwner.isEmpty)
+            if owned.count == 2 { break }
         }
-        #expect(sawGone && sawBack)
-        await restart.value
+        #expect(owned == [false, true], "the name went, then came back")
+        await restarted
         let objects = try await rig.client.managedObjects(destination: "org.bluez")
         #expect(objects[adapter] != nil)
     }
 
     /// The deny-bluez policy: the bus itself refuses calls to org.bluez with AccessDenied.
     @Test func accessDeniedByTheBusPolicy() async throws {
-        let bus = try PrivateBus(policy: .denyBlueZ)
-        defer { bus.stop() }
-        let simulator = Simulator(
-            scenario: try ScenarioCatalog.load("access-denied"), busAddress: bus.address,
-            log: try SimulatorLog(path: nil))
-        try await simulator.start()
-        let client = try await Connection(address: bus.address)
-        do {
-            _ = try await client.managedObjects(destination: "org.bluez")
-            Issue.record("the call went through")
-        } catch {
-            #expect(error.code == .accessDenied)
+        let scenario = try ScenarioCatalog.load("access-denied")
+        try await withSimulator(scenario, policy: .denyBlueZ) { _, bus in
+            try await withClient(on: bus) { client in
+                do {
+                    _ = try await client.managedObjects(destination: "org.bluez")
+                    Issue.record("the call went through")
+                } catch let error as DBusError {
+                    #expect(error.code == .accessDenied)
+                }
+            }
         }
-        await client.close()
-        await simulator.stop()
     }
 }
 

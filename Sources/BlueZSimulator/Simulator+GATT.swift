@@ -1,0 +1,235 @@
+import DBus
+import HeartRate
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The GATT objects and their calls: ReadValue, WriteValue, StartNotify, StopNotify, AcquireNotify.
+extension Simulator {
+    nonisolated func serviceInterface() -> Interface {
+        Interface(
+            BlueZName.gattService,
+            properties: [
+                Property("UUID", type: .string, changes: .constant),
+                Property("Device", type: .objectPath, changes: .constant),
+                Property("Primary", type: .boolean, changes: .constant),
+                Property("Includes", type: .array(.objectPath)),
+            ])
+    }
+
+    nonisolated func characteristicInterface() -> Interface {
+        Interface(
+            BlueZName.gattCharacteristic,
+            methods: [
+                method("ReadValue", input: "a{sv}", output: "ay") { call in try await self.readValue(call) },
+                method("WriteValue", input: "aya{sv}") { call in try await self.writeValue(call) },
+                method("StartNotify") { call in try await self.startNotify(call) },
+                method("StopNotify") { call in try await self.stopNotify(call) },
+                method("AcquireNotify", input: "a{sv}", output: "hq") { call in
+                    try await self.acquireNotify(call)
+                },
+                method("AcquireWrite", input: "a{sv}", output: "hq") { _ in throw BlueZError.notSupported },
+            ],
+            properties: [
+                Property("UUID", type: .string, changes: .constant),
+                Property("Service", type: .objectPath, changes: .constant),
+                Property("Value", type: .array(.byte)),
+                Property("Notifying", type: .boolean),
+                Property("Flags", type: .array(.string)),
+                Property("NotifyAcquired", type: .boolean),
+                Property("MTU", type: .uint16),
+            ])
+    }
+
+    nonisolated func descriptorInterface() -> Interface {
+        Interface(
+            BlueZName.gattDescriptor,
+            methods: [
+                method("ReadValue", input: "a{sv}", output: "ay") { call in
+                    try await self.readDescriptor(call)
+                },
+                method("WriteValue", input: "aya{sv}") { _ in throw BlueZError.notPermittedWrite },
+            ],
+            properties: [
+                Property("UUID", type: .string, changes: .constant),
+                Property("Characteristic", type: .objectPath, changes: .constant),
+                Property("Value", type: .array(.byte)),
+            ])
+    }
+
+    func exportGATT(_ path: ObjectPath) {
+        guard let device = devices[path], !device.gattExported, let connection else { return }
+        for service in device.layout.services {
+            try? connection.export(
+                serviceInterface(), at: service.path,
+                properties: [
+                    "UUID": .string(service.uuid.description), "Device": .objectPath(path),
+                    "Primary": .boolean(true),
+                    "Includes": .objectPaths([]),
+                ])
+            for characteristic in service.characteristics {
+                var properties: [String: Value] = [
+                    "UUID": .string(characteristic.uuid.description),
+                    "Service": .objectPath(service.path), "Value": .bytes([]),
+                    "Flags": .strings(characteristic.flags),
+                    "MTU": .uint16(UInt16(clamping: device.spec.mtu)),
+                ]
+                if characteristic.canNotify {
+                    properties["Notifying"] = .boolean(false)
+                    if characteristic.flags.contains("notify") {
+                        properties["NotifyAcquired"] = .boolean(false)
+                    }
+                }
+                try? connection.export(
+                    characteristicInterface(), at: characteristic.path,
+                    properties: properties)
+                if let ccc = characteristic.ccc {
+                    try? connection.export(
+                        descriptorInterface(), at: ccc.path,
+                        properties: [
+                            "UUID": .string(ccc.uuid.description),
+                            "Characteristic": .objectPath(characteristic.path),
+                            "Value": .bytes([]),
+                        ])
+                }
+            }
+        }
+        devices[path]?.gattExported = true
+    }
+
+    /// Removes the GATT objects, children first (as bluetoothd does with Cache = no).
+    func unexportGATT(_ path: ObjectPath) {
+        guard let device = devices[path], device.gattExported, let connection else { return }
+        for service in device.layout.services.reversed() {
+            for characteristic in service.characteristics.reversed() {
+                if let ccc = characteristic.ccc {
+                    connection.unexport(at: ccc.path)
+                }
+                connection.unexport(at: characteristic.path)
+            }
+            connection.unexport(at: service.path)
+        }
+        devices[path]?.gattExported = false
+        // The notify sessions lived on the characteristic objects (Cache = no): they are gone too.
+        devices[path]?.notifySessions = [:]
+    }
+
+    /// The device and characteristic a GATT call is about.
+    func characteristic(at path: ObjectPath) throws -> (ObjectPath, GATTLayout.Characteristic) {
+        for (devicePath, device) in devices where path.isDescendant(of: devicePath) {
+            if let characteristic = device.layout.characteristics.first(where: { $0.path == path }) {
+                guard device.gattExported else { throw BlueZError.doesNotExist }
+                return (devicePath, characteristic)
+            }
+        }
+        throw BlueZError.doesNotExist
+    }
+
+    func readValue(_ call: MethodCall) throws -> [Value] {
+        let (devicePath, characteristic) = try characteristic(at: call.path)
+        guard characteristic.flags.contains("read") else { throw BlueZError.notPermittedRead }
+        guard let device = devices[devicePath], device.connected else { throw BlueZError.notConnected }
+        let value: [UInt8] =
+            switch characteristic.role {
+            case .bodySensorLocation: [UInt8(clamping: device.spec.location ?? 0)]
+            case .batteryLevel: [UInt8(clamping: device.battery ?? 0)]
+            case .deviceInformation(let text): Array(text.utf8)
+            case .pnpID: [0x02, 0x6B, 0x1D, 0x46, 0x02, 0x42, 0x05]
+            case .clientFeatures: [0x00]
+            case .databaseHash: Array(repeating: 0xA5, count: 16)
+            case .serverFeatures: [0x01]
+            case .measurement, .controlPoint, .serviceChanged: []
+            }
+        // The read updates Value, and that PropertiesChanged goes out before the reply.
+        try? connection?.setProperty(
+            "Value", to: .bytes(value), interface: BlueZName.gattCharacteristic, at: call.path)
+        return [.bytes(value)]
+    }
+
+    func readDescriptor(_ call: MethodCall) throws -> [Value] {
+        guard let charPath = call.path.parent else { throw BlueZError.doesNotExist }
+        let (devicePath, characteristic) = try characteristic(at: charPath)
+        guard devices[devicePath]?.connected == true else { throw BlueZError.notConnected }
+        let on =
+            !(devices[devicePath]?.notifySessions[characteristic.path] ?? []).isEmpty
+            || devices[devicePath]?.acquired[characteristic.path] != nil
+        let value: [UInt8] = on ? [0x01, 0x00] : [0x00, 0x00]
+        try? connection?.setProperty(
+            "Value", to: .bytes(value), interface: BlueZName.gattDescriptor, at: call.path)
+        return [.bytes(value)]
+    }
+
+    func writeValue(_ call: MethodCall) throws -> [Value] {
+        let (devicePath, characteristic) = try characteristic(at: call.path)
+        guard
+            characteristic.flags.contains("write") || characteristic.flags.contains("write-without-response")
+        else { throw BlueZError.notSupported }
+        guard devices[devicePath]?.connected == true else { throw BlueZError.notConnected }
+        let (bytes, _) = try call.decode([UInt8].self, [String: Value].self)
+        switch characteristic.role {
+        case .controlPoint:
+            guard bytes == HeartRateControlPoint.resetEnergyExpended.encoded else {
+                throw BlueZError.failed("Operation failed with ATT error: 0x80")
+            }
+            devices[devicePath]?.generator.resetEnergyExpended()
+            log.record("energy-reset", ["path": devicePath.rawValue])
+        default:
+            break
+        }
+        return []
+    }
+
+    func startNotify(_ call: MethodCall) throws -> [Value] {
+        let (devicePath, characteristic) = try characteristic(at: call.path)
+        guard characteristic.canNotify else { throw BlueZError.notSupported }
+        guard let device = devices[devicePath] else { throw BlueZError.doesNotExist }
+        guard device.acquired[characteristic.path] == nil else { throw BlueZError.inProgress }
+        let client = call.sender?.rawValue ?? ""
+        var sessions = device.notifySessions[characteristic.path] ?? []
+        guard !sessions.contains(client) else { throw BlueZError.alreadyInProgress }
+        sessions.insert(client)
+        devices[devicePath]?.notifySessions[characteristic.path] = sessions
+        if sessions.count == 1 && device.connected {
+            try? connection?.setProperty(
+                "Notifying", to: .boolean(true), interface: BlueZName.gattCharacteristic, at: call.path)
+        }
+        return []
+    }
+
+    func stopNotify(_ call: MethodCall) throws -> [Value] {
+        let (devicePath, characteristic) = try characteristic(at: call.path)
+        let client = call.sender?.rawValue ?? ""
+        guard devices[devicePath]?.notifySessions[characteristic.path]?.remove(client) != nil else {
+            throw BlueZError.failed("No notify session started")
+        }
+        if devices[devicePath]?.notifySessions[characteristic.path]?.isEmpty == true {
+            try? connection?.setProperty(
+                "Notifying", to: .boolean(false), interface: BlueZName.gattCharacteristic, at: call.path)
+        }
+        return []
+    }
+
+    func acquireNotify(_ call: MethodCall) throws -> [Value] {
+        let (devicePath, characteristic) = try characteristic(at: call.path)
+        guard characteristic.flags.contains("notify") else { throw BlueZError.notSupported }
+        guard let device = devices[devicePath], device.connected else { throw BlueZError.notConnected }
+        guard (device.notifySessions[characteristic.path] ?? []).isEmpty else { throw BlueZError.inProgress }
+        guard device.acquired[characteristic.path] == nil else { throw BlueZError.notPermittedAcquired }
+        var pair: [Int32] = [-1, -1]
+        guard
+            socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0
+        else {
+            throw BlueZError.failed("socketpair: errno \(errno)")
+        }
+        let flags = fcntl(pair[0], F_GETFL)
+        _ = fcntl(pair[0], F_SETFL, flags | O_NONBLOCK)
+        devices[devicePath]?.acquired[characteristic.path] = pair[0]
+        try? connection?.setProperty(
+            "NotifyAcquired", to: .boolean(true), interface: BlueZName.gattCharacteristic, at: call.path)
+        return [.unixFD(UnixFD(taking: pair[1])), .uint16(UInt16(clamping: device.spec.mtu))]
+    }
+
+}

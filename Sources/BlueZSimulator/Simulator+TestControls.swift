@@ -1,0 +1,50 @@
+import DBus
+
+/// What tests call to make something happen exactly when they are ready for it (the scenario's
+/// events use the same paths).
+extension Simulator {
+    /// The strap's battery level changes: Battery1's Percentage while connected (bluetoothd
+    /// follows 0x2A19 notifications), and what the next connection reads. Scenario `battery`
+    /// events call it; tests may too, to change the level exactly when they are ready.
+    public func setBattery(address: String, percent: Int) {
+        if let parsed = SimulatedAddress(address) { setBattery(parsed, percent) }
+    }
+
+    func setBattery(_ address: SimulatedAddress, _ percent: Int) {
+        guard let (path, device) = devices.first(where: { $0.value.address == address }) else { return }
+        devices[path]?.battery = percent
+        log.record("battery", ["path": path.rawValue, "percent": percent])
+        if device.connected && device.servicesResolved {
+            try? connection?.setProperty(
+                "Percentage", to: .byte(UInt8(clamping: percent)), interface: BlueZName.battery, at: path)
+            // The strap notifies 0x2A19 too, for clients subscribed to it.
+            if let level = device.layout.characteristics.first(where: { $0.role == .batteryLevel }),
+                !(device.notifySessions[level.path] ?? []).isEmpty
+            {
+                try? connection?.setProperty(
+                    "Value", to: .bytes([UInt8(clamping: percent)]), interface: BlueZName.gattCharacteristic,
+                    at: level.path)
+            }
+        }
+    }
+
+    /// A link drop like the scenario's `drops`, starting now, when a test is ready for it.
+    public func dropLink(address: String, for seconds: Double) {
+        guard let parsed = SimulatedAddress(address),
+            let path = devices.first(where: { $0.value.address == parsed })?.key
+        else { return }
+        devices[path]?.extraDrops.append(Scenario.Drop(at: now, for: seconds))
+        advance()
+    }
+
+    /// What the scenario's `adapter-power` event does, when a test is ready for it.
+    public func setAdapterPower(_ name: String, on: Bool) async {
+        try? await power(name, on)
+    }
+
+    /// What the scenario's `bluetoothd-restart` event does, when a test is ready for it; returns
+    /// once bluetoothd is back.
+    public func restartBluetoothd(downFor: Double) async {
+        await restart(downFor: downFor)
+    }
+}
