@@ -71,6 +71,9 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var heartRate: HeartRateStream = HeartRateStream()
         /// The ATT MTU bluetoothd reports (and AcquireNotify returns).
         public var mtu: Int = 517
+        /// Whether notifying characteristics offer AcquireNotify (`NotifyAcquired` present), as
+        /// BlueZ 5.46 and later do; false plays an older bluetoothd, which has StartNotify only.
+        public var acquireNotify: Bool = true
         /// Link drops: at `at`, for `for` seconds the strap cannot be reached.
         public var drops: [Drop] = []
         /// Errors the next Connect() calls fail with, one per call, in order.
@@ -193,7 +196,7 @@ extension Scenario.Device {
     private enum CodingKeys: String, CodingKey {
         case address, addressType, adapter, name, rssi, txPower, uuids, manufacturerData, appearance
         case appearAt, vanishAt, known, location, battery, deviceInformation, heartRate, mtu, drops
-        case connectFailures
+        case connectFailures, acquireNotify
     }
 
     public init(from decoder: any Decoder) throws {
@@ -217,6 +220,7 @@ extension Scenario.Device {
             Scenario.DeviceInformation.self, forKey: .deviceInformation)
         d.heartRate = try c.decodeIfPresent(Scenario.HeartRateStream.self, forKey: .heartRate) ?? d.heartRate
         d.mtu = try c.decodeIfPresent(Int.self, forKey: .mtu) ?? d.mtu
+        d.acquireNotify = try c.decodeIfPresent(Bool.self, forKey: .acquireNotify) ?? d.acquireNotify
         d.drops = try c.decodeIfPresent([Scenario.Drop].self, forKey: .drops) ?? []
         d.connectFailures = try c.decodeIfPresent([Scenario.DBusFailure].self, forKey: .connectFailures) ?? []
         self = d

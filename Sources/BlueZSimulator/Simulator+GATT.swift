@@ -79,7 +79,7 @@ extension Simulator {
                 ]
                 if characteristic.canNotify {
                     properties["Notifying"] = .boolean(false)
-                    if characteristic.flags.contains("notify") {
+                    if characteristic.flags.contains("notify") && device.spec.acquireNotify {
                         properties["NotifyAcquired"] = .boolean(false)
                     }
                 }
@@ -216,6 +216,7 @@ extension Simulator {
         let (devicePath, characteristic) = try characteristic(at: call.path)
         guard characteristic.flags.contains("notify") else { throw BlueZError.notSupported }
         guard let device = devices[devicePath], device.connected else { throw BlueZError.notConnected }
+        guard device.spec.acquireNotify else { throw BlueZError.notSupported }
         guard (device.notifySessions[characteristic.path] ?? []).isEmpty else { throw BlueZError.inProgress }
         guard device.acquired[characteristic.path] == nil else { throw BlueZError.notPermittedAcquired }
         var pair: [Int32] = [-1, -1]

@@ -115,10 +115,49 @@ func bpm(_ event: MonitorEvent) -> Int? {
         let result = await stop.run {
             stop.stop(.outputClosed)
             stop.stop(.interrupted)
+            // The cancellation comes from a task of its own: wait for it (a minute at most).
+            try? await Task.sleep(for: .seconds(60))
             return Task.isCancelled
         }
         #expect(result, "stop cancels the session's task")
         #expect(stop.reason == .outputClosed)
+    }
+
+    /// `stop` is called under locks (the pipeline's, the notify session's) that the session's
+    /// cancellation handlers may take: it must not run them on the caller's thread.
+    @Test(.timeLimit(.minutes(1))) func stopUnderALockTheSessionNeedsDoesNotDeadlock() async {
+        let lock = Mutex(0)
+        let waiting = Mutex<(CheckedContinuation<Void, Never>?, cancelled: Bool)>((nil, false))
+        let (ready, isReady) = AsyncStream.makeStream(of: Void.self)
+        let stop = SessionStop()
+        async let ended: Void = stop.run {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let cancelled = waiting.withLock { state -> Bool in
+                        state.0 = continuation
+                        return state.cancelled
+                    }
+                    if cancelled { continuation.resume() }
+                    isReady.finish()
+                }
+            } onCancel: {
+                // As StopNotify's detach does when the notification stream is cancelled.
+                lock.withLock { $0 += 1 }
+                let continuation = waiting.withLock { state in
+                    state.cancelled = true
+                    defer { state.0 = nil }
+                    return state.0
+                }
+                continuation?.resume()
+            }
+        }
+        for await _ in ready {}
+        // As a notification's delivery does: the count is reached while the lock is held. Were
+        // the handler run here, it would wait for this lock forever.
+        lock.withLock { _ in stop.stop(.countReached) }
+        await ended
+        #expect(lock.withLock { $0 } == 1, "the session was cancelled, and its handler ran")
+        #expect(stop.reason == .countReached)
     }
 
     @Test func batteryEventsOnlyAfterInfoAndOnlyChanges() {

@@ -81,6 +81,34 @@ import Testing
         #expect(result.stdoutLines[1].hasSuffix(",uint16"))
     }
 
+    /// A bluetoothd without AcquireNotify: notifications by StartNotify, and every stop route
+    /// (--count reached on the thread that delivers the notification, a closed stdout) ends with
+    /// StopNotify, then Disconnect.
+    @Test(arguments: [
+        ["watch", "--json", "--count", "3", "Polar"], ["watch", "--csv", "--count", "2", "Polar"],
+    ])
+    func startNotifyOnlyStopsCleanly(arguments: [String]) async throws {
+        let log = Self.temporary("watch-start.jsonl")
+        let scenario = Self.temporary("start-only.json")
+        defer {
+            try? FileManager.default.removeItem(atPath: log)
+            try? FileManager.default.removeItem(atPath: scenario)
+        }
+        try #"""
+        {"devices": [{"address": "D2:4B:7E:10:20:30", "name": "Polar H10", "uuids": ["180d"], "known": true,
+                      "acquireNotify": false, "heartRate": {"interval": 0.2}}]}
+        """#.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let result = try await HRMProcess.runUnderSim(scenario, arguments, log: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.cleanup(log) == ["StartNotify", "StopNotify", "Disconnect"])
+        let hrm = HRMProcess.binary.path
+        let piped = try await HRMProcess.runUnderSim(
+            scenario, [], log: log, shell: "set -o pipefail; \(hrm) watch --json Polar | head -5")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.split(separator: "\n").count == 5)
+        #expect(try Self.cleanup(log) == ["StartNotify", "StopNotify", "Disconnect"])
+    }
+
     /// --duration ends the session the way Ctrl-C does: notifications released, the connection
     /// hrm made closed, `stopped`, exit 0.
     @Test func durationStopsLikeCtrlC() async throws {

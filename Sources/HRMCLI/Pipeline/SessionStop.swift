@@ -39,7 +39,12 @@ final class SessionStop: Sendable {
             state.reason = reason
             return state.cancel
         }
-        cancel?()
+        // Not here: cancelling runs the task's cancellation handlers on this thread, and `stop`
+        // is called from inside the pipeline (under its lock, on the notification reader's
+        // thread, within the BlueZ client's notify session lock), where a handler that takes one
+        // of those locks (StopNotify's detach does) would deadlock.
+        guard let cancel else { return }
+        Task.detached { cancel() }
     }
 
     /// Runs `body` in a task that `stop` cancels; Ctrl-C and SIGTERM call `stop(.interrupted)`
