@@ -18,6 +18,9 @@ public actor BlueZClient {
     private var follower: Task<Void, Never>? = nil
     private var watchers: [Int: AsyncStream<ObjectEvent>.Continuation] = [:]
     private var nextWatcher = 0
+    /// The connection to the bus is gone (not closed by us).
+    private var busGone = false
+    private var lossWaiters: [Int: AsyncStream<Void>.Continuation] = [:]
     /// Characteristics with a StartNotify session of ours, by path.
     var notifying: Set<AttributePath> = []
     /// StopNotify calls on their way, by characteristic path.
@@ -94,10 +97,38 @@ public actor BlueZClient {
                     case .owner(let owner): await self?.ownerChanged(owner)
                     }
                 }
+                // The subscription ends with the connection: the bus went away (dbus-daemon
+                // stopped or restarted), unless this client was closed.
+                if !Task.isCancelled { await self?.lostTheBus() }
             }
         } catch {
-            throw BlueZError(error)
+            throw await failure(error, call: "GetManagedObjects", timeout: callTimeout)
         }
+    }
+
+    /// The system bus went away: every object went with it, and nothing more will come. Waits and
+    /// object streams end; `busLost` says so to whoever waits for it.
+    func lostTheBus() {
+        guard !busGone else { return }
+        busGone = true
+        for watcher in watchers.values { watcher.finish() }
+        watchers = [:]
+        for waiter in lossWaiters.values { waiter.finish() }
+        lossWaiters = [:]
+    }
+
+    /// Returns true once the connection to the system bus is lost (dbus-daemon stopped or
+    /// restarted: bluetoothd's objects, the mirror and every call are gone with it), false when
+    /// the waiting task is cancelled or the client closed first.
+    public func busLost() async -> Bool {
+        if busGone { return true }
+        let (ended, waiter) = AsyncStream.makeStream(of: Void.self)
+        nextWatcher += 1
+        let id = nextWatcher
+        lossWaiters[id] = waiter
+        for await _ in ended {}
+        lossWaiters[id] = nil
+        return busGone
     }
 
     /// bluetoothd went away (every object with it, without a signal: connected devices are
@@ -150,6 +181,8 @@ public actor BlueZClient {
         follower?.cancel()
         for watcher in watchers.values { watcher.finish() }
         watchers = [:]
+        for waiter in lossWaiters.values { waiter.finish() }
+        lossWaiters = [:]
         await connection.close()
     }
 
@@ -197,13 +230,7 @@ public actor BlueZClient {
     {
         if adapter.powered { return adapter }
         let path = adapter.path.objectPath
-        do throws(DBusError) {
-            try await connection.setProperty(
-                "Powered", to: .boolean(true), interface: BlueZNames.Call.adapter, path: path,
-                destination: Self.service, timeout: callTimeout)
-        } catch {
-            throw BlueZError(error)
-        }
+        try await set("Powered", to: .boolean(true), on: path, interface: BlueZNames.Call.adapter)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let current = self.adapter(at: path), current.powered { return current }

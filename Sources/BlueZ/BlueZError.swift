@@ -25,6 +25,8 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case dbus = "dbus_error"
         /// A path given as text is not a valid D-Bus object path.
         case invalidPath = "invalid_path"
+        /// The task waiting for the call was cancelled (Ctrl-C): a stop, not a failure.
+        case cancelled
     }
 
     public let code: Code
@@ -52,34 +54,55 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// Maps a D-Bus failure to what it means for a Bluetooth client.
-    init(_ error: DBusError) {
+    /// Maps a D-Bus failure to what it means for a Bluetooth client. `call` names the method
+    /// that failed (`Connect`), so that a timeout or a refusal says which call it was.
+    init(_ error: DBusError, call: String? = nil, timeout: Duration? = nil) {
         let name = error.name.rawValue
+        let what = call.map { "\($0) " } ?? ""
         switch error.code {
         case .serviceUnknown, .nameHasNoOwner:
             self.init(
                 .bluetoothdNotRunning, "bluetoothd is not running (nobody owns org.bluez on the system bus)",
                 dbusName: name)
         case .accessDenied:
+            let refused = call.map { "call \($0) on" } ?? "talk to"
             self.init(
                 .accessDenied,
-                "the D-Bus policy does not let this user talk to bluetoothd (is the user in the 'bluetooth' group?)",
+                "the D-Bus policy does not let this user \(refused) bluetoothd (is the user in the 'bluetooth' group?)",
                 dbusName: name)
         case .noReply:
-            self.init(.timeout, "bluetoothd did not answer in time: \(error.message)", dbusName: name)
+            let limit = timeout.map { "within \(Self.seconds($0))" } ?? "in time"
+            self.init(.timeout, "bluetoothd did not answer \(what)\(limit): \(error.message)", dbusName: name)
         case .disconnected, .connectionFailed:
             self.init(
                 .disconnected, "lost the connection to the system bus: \(error.message)", dbusName: name)
+        case .cancelled:
+            self.init(.cancelled, "\(what)cancelled", dbusName: name)
         default:
             if BlueZReply(errorName: name) == .notReady {
                 self.init(.adapterPoweredOff, "the adapter is powered off", dbusName: name)
             } else if name.hasPrefix(BlueZNames.errorPrefix) {
-                self.init(
-                    .bluez, "\(name.dropFirst(BlueZNames.errorPrefix.count)): \(error.message)",
-                    dbusName: name)
+                let reason = "\(name.dropFirst(BlueZNames.errorPrefix.count)): \(error.message)"
+                self.init(.bluez, call.map { "\($0) failed: \(reason)" } ?? reason, dbusName: name)
             } else {
-                self.init(.dbus, "\(name): \(error.message)", dbusName: name)
+                self.init(
+                    .dbus, "\(what.isEmpty ? "" : "\(what)failed: ")\(name): \(error.message)", dbusName: name
+                )
             }
         }
+    }
+
+    /// `20 s`, `2.5 s`.
+    static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = duration.components
+        let tenths = fraction / 100_000_000_000_000_000
+        return tenths == 0 ? "\(whole) s" : "\(whole).\(tenths) s"
+    }
+
+    /// bluetoothd left the bus while a call waited for its answer.
+    static func wentAway(during call: String, _ error: DBusError) -> BlueZError {
+        BlueZError(
+            .bluetoothdNotRunning, "bluetoothd went away during \(call) (nobody owns org.bluez any more)",
+            dbusName: error.name.rawValue)
     }
 }

@@ -11,12 +11,24 @@ public struct DeviceInfo: Sendable, Equatable {
     public var model: String?
     public var serial: String?
     public var firmware: String?
+    /// What the device has but did not give (a read that failed or did not answer in time), in
+    /// words: `Model Number String (0x2A24): bluetoothd did not answer ReadValue within 3 s`.
+    public var unread: [String] = []
 }
 
 extension BlueZClient {
-    /// Reads the device's name, Body Sensor Location, battery and Device Information strings.
-    /// A characteristic that is missing or fails to read is simply absent.
-    public func info(_ devicePath: DevicePath) async -> DeviceInfo {
+    /// The characteristics `info` reads, with their names for people.
+    private static let infoCharacteristics: [(uuid: UInt16, name: String)] = [
+        (0x2A38, "Body Sensor Location"), (0x2A19, "Battery Level"), (0x2A29, "Manufacturer Name String"),
+        (0x2A24, "Model Number String"), (0x2A25, "Serial Number String"),
+        (0x2A26, "Firmware Revision String"),
+    ]
+
+    /// Reads the device's name, Body Sensor Location, battery and Device Information strings, all
+    /// at once, each within `timeout`: a strap that does not answer one delays the rest by no
+    /// more than that. A characteristic the device lacks is simply absent; one it has but did not
+    /// give is named in `unread`.
+    public func info(_ devicePath: DevicePath, timeout: Duration = .seconds(3)) async -> DeviceInfo {
         let path = devicePath.objectPath
         var info = DeviceInfo()
         let device = mirror.properties(path, Self.deviceInterface)
@@ -25,31 +37,49 @@ extension BlueZClient {
         } else if case .string(let alias)? = device?["Alias"] {
             info.name = alias
         }
-        let characteristics = characteristics(of: devicePath)
-        func find(_ uuid: UInt16) -> Characteristic? {
-            characteristics.first { $0.uuid == BluetoothUUID(uuid) }
-        }
-        if let location = find(0x2A38), let bytes = try? await read(location) {
-            info.bodySensorLocation = bytes.first
-        }
+        var batteryFromBlueZ: Int? = nil
         if case .byte(let percent)? = mirror.properties(path, Self.batteryInterface)?["Percentage"] {
-            info.battery = Int(percent)
-        } else if let level = find(0x2A19), let bytes = try? await read(level), let first = bytes.first,
-            first <= 100
-        {
-            info.battery = Int(first)
+            batteryFromBlueZ = Int(percent)
         }
-        func text(_ uuid: UInt16) async -> String? {
-            guard let characteristic = find(uuid), let bytes = try? await read(characteristic) else {
-                return nil
+        let present = characteristics(of: devicePath)
+        let wanted = Self.infoCharacteristics.compactMap { entry -> (UInt16, String, Characteristic)? in
+            if entry.uuid == 0x2A19 && batteryFromBlueZ != nil { return nil }
+            return present.first { $0.uuid == BluetoothUUID(entry.uuid) }.map { (entry.uuid, entry.name, $0) }
+        }
+        let values = await withTaskGroup(of: (UInt16, Result<[UInt8], BlueZError>).self) { group in
+            for (uuid, _, characteristic) in wanted {
+                group.addTask {
+                    do throws(BlueZError) {
+                        return (uuid, .success(try await self.read(characteristic, timeout: timeout)))
+                    } catch {
+                        return (uuid, .failure(error))
+                    }
+                }
             }
+            var values: [UInt16: Result<[UInt8], BlueZError>] = [:]
+            for await (uuid, value) in group { values[uuid] = value }
+            return values
+        }
+        func text(_ uuid: UInt16) -> String? {
+            guard case .success(let bytes)? = values[uuid] else { return nil }
             let value = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             return value.isEmpty ? nil : value
         }
-        info.manufacturer = await text(0x2A29)
-        info.model = await text(0x2A24)
-        info.serial = await text(0x2A25)
-        info.firmware = await text(0x2A26)
+        if case .success(let bytes)? = values[0x2A38] { info.bodySensorLocation = bytes.first }
+        info.battery = batteryFromBlueZ
+        if case .success(let bytes)? = values[0x2A19], let first = bytes.first, first <= 100 {
+            info.battery = Int(first)
+        }
+        info.manufacturer = text(0x2A29)
+        info.model = text(0x2A24)
+        info.serial = text(0x2A25)
+        info.firmware = text(0x2A26)
+        for (uuid, name, _) in wanted {
+            if case .failure(let error)? = values[uuid] {
+                let hex = String(uuid, radix: 16, uppercase: true)
+                info.unread.append("\(name) (0x\(hex)): \(error.message)")
+            }
+        }
         return info
     }
 }

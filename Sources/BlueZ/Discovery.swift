@@ -12,16 +12,14 @@ extension BlueZClient {
         var filter: [String: Value] = ["Transport": .string("le"), "DuplicateData": .boolean(true)]
         if let services { filter["UUIDs"] = .strings(services.map(\.description)) }
         let (events, watcherID) = watch()
-        do throws(DBusError) {
-            _ = try await connection.call(
-                destination: Self.service, path: adapterPath, interface: BlueZNames.Call.adapter,
-                member: "SetDiscoveryFilter", body: [.propertyMap(filter)], timeout: callTimeout)
-            _ = try await connection.call(
-                destination: Self.service, path: adapterPath, interface: BlueZNames.Call.adapter,
-                member: "StartDiscovery", timeout: callTimeout)
+        do throws(BlueZError) {
+            _ = try await call(
+                "SetDiscoveryFilter", on: adapterPath, interface: BlueZNames.Call.adapter,
+                body: [.propertyMap(filter)])
+            _ = try await call("StartDiscovery", on: adapterPath, interface: BlueZNames.Call.adapter)
         } catch {
             unwatch(watcherID)
-            throw BlueZError(error)
+            throw error
         }
         let wanted = services.map(Set.init)
         func matches(_ device: DiscoveredDevice) -> Bool {

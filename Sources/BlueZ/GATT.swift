@@ -171,15 +171,11 @@ extension BlueZClient {
         var attempt = 0
         while true {
             attempt += 1
-            do throws(DBusError) {
-                _ = try await connection.call(
-                    destination: Self.service, path: path, interface: BlueZNames.Call.device,
-                    member: "Connect",
-                    timeout: timeout)
+            do throws(BlueZError) {
+                _ = try await call("Connect", on: path, interface: BlueZNames.Call.device, timeout: timeout)
                 return
             } catch {
-                let failure = BlueZError(error)
-                guard failure.isRoutineConnectFailure, attempt < attempts else { throw failure }
+                guard error.isRoutineConnectFailure, attempt < attempts else { throw error }
                 // Retry once Connected has gone false (it usually is already).
                 _ = try? await wait("Connected to go false", timeout: .seconds(3)) {
                     (mirror) -> WaitOutcome<Bool> in
@@ -244,14 +240,7 @@ extension BlueZClient {
         async throws(BlueZError)
     {
         let path = devicePath.objectPath
-        do throws(DBusError) {
-            _ = try await connection.call(
-                destination: Self.service, path: path, interface: BlueZNames.Call.device,
-                member: "Disconnect",
-                timeout: timeout)
-        } catch {
-            throw BlueZError(error)
-        }
+        _ = try await call("Disconnect", on: path, interface: BlueZNames.Call.device, timeout: timeout)
         _ = try await wait("Connected to go false", timeout: .seconds(5)) { (mirror) -> WaitOutcome<Bool> in
             if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
                 return .pending
@@ -263,34 +252,29 @@ extension BlueZClient {
     /// ReadValue. bluetoothd also announces the value read as a PropertiesChanged on Value; a
     /// StartNotify stream on the characteristic is told, so that it does not pass it on as a
     /// notification.
-    public func read(_ characteristic: Characteristic) async throws(BlueZError) -> [UInt8] {
+    public func read(_ characteristic: Characteristic, timeout: Duration? = nil) async throws(BlueZError)
+        -> [UInt8]
+    {
         let session = sessions[characteristic.path]
         session?.beginRead()
         var value: [UInt8]? = nil
         defer { session?.endRead(value) }
+        let reply = try await call(
+            "ReadValue", on: characteristic.path.objectPath, interface: BlueZNames.Call.characteristic,
+            body: [.propertyMap([:])], timeout: timeout)
         do throws(DBusError) {
-            let reply = try await connection.call(
-                destination: Self.service, path: characteristic.path.objectPath,
-                interface: BlueZNames.Call.characteristic, member: "ReadValue", body: [.propertyMap([:])],
-                timeout: callTimeout)
             value = try reply.decode([UInt8].self)
             return value ?? []
         } catch {
-            throw BlueZError(error)
+            throw BlueZError(error, call: "ReadValue")
         }
     }
 
     public func write(_ characteristic: Characteristic, _ value: [UInt8], withResponse: Bool = true)
         async throws(BlueZError)
     {
-        do throws(DBusError) {
-            _ = try await connection.call(
-                destination: Self.service, path: characteristic.path.objectPath,
-                interface: BlueZNames.Call.characteristic, member: "WriteValue",
-                body: [.bytes(value), .propertyMap(["type": .string(withResponse ? "request" : "command")])],
-                timeout: callTimeout)
-        } catch {
-            throw BlueZError(error)
-        }
+        _ = try await call(
+            "WriteValue", on: characteristic.path.objectPath, interface: BlueZNames.Call.characteristic,
+            body: [.bytes(value), .propertyMap(["type": .string(withResponse ? "request" : "command")])])
     }
 }

@@ -15,6 +15,9 @@ public final class PrivateBus: Sendable {
         /// Method calls to org.bluez are refused by the bus, as the system bus's policy refuses a
         /// user outside the `bluetooth` group: clients get org.freedesktop.DBus.Error.AccessDenied.
         case denyBlueZ = "deny-bluez"
+        /// Only the notification calls (AcquireNotify, StartNotify) to org.bluez are refused: a
+        /// policy narrower than the `bluetooth` group's, which a client must not mistake for it.
+        case denyNotify = "deny-notify"
     }
 
     public struct StartError: Error, CustomStringConvertible {
@@ -83,8 +86,14 @@ public final class PrivateBus: Sendable {
 
     static func configuration(socketDirectory: String, policy: Policy) -> String {
         let deny =
-            policy == .denyBlueZ
-            ? #"<deny send_destination="org.bluez"/>"# : ""
+            switch policy {
+            case .open: ""
+            case .denyBlueZ: #"<deny send_destination="org.bluez"/>"#
+            case .denyNotify:
+                ["AcquireNotify", "StartNotify"].map {
+                    #"<deny send_destination="org.bluez" send_interface="org.bluez.GattCharacteristic1" send_member="\#($0)"/>"#
+                }.joined(separator: "\n    ")
+            }
         return """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">

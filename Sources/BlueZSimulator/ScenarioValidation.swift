@@ -18,7 +18,8 @@ extension Scenario {
             if !condition { problems.append(problem()) }
         }
 
-        check(["open", "deny-bluez"].contains(busPolicy), "busPolicy: 'open' or 'deny-bluez'")
+        check(
+            PrivateBus.Policy(rawValue: busPolicy) != nil, "busPolicy: 'open', 'deny-bluez' or 'deny-notify'")
         check(!adapters.isEmpty || devices.isEmpty, "devices: there are devices but no adapter to see them")
         var adapterNames = Set<String>()
         for (i, adapter) in adapters.enumerated() {

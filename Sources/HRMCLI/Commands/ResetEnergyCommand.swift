@@ -10,6 +10,10 @@ public struct ResetEnergyCommand: AsyncParsableCommand {
         discussion: """
             Sensors stop counting at 65535 kJ; this sets the counter back to zero. DEVICE is an \
             address or a part of the name.
+
+            Exit status: 0 when the counter was reset, 1 when it was not (the device was not \
+            found, the write failed or was interrupted), 69 when Bluetooth is unavailable, 77 \
+            when access is denied. A connection hrm made is closed however it ends.
             """
     )
 
@@ -22,33 +26,57 @@ public struct ResetEnergyCommand: AsyncParsableCommand {
 
     public init() {}
 
+    public func validate() throws {
+        if device.isEmpty { throw ValidationError("DEVICE must not be empty: it would match any strap") }
+    }
+
     public func run() async throws {
         StandardOutput.prepare()
+        let reset = EnergyReset(device: device, bluetooth: bluetooth, scanTimeout: search.scanTimeout)
+        // Ctrl-C, SIGTERM and SIGHUP cancel the work; the connection is closed all the same.
+        let status = await SessionStop().run { await reset.run() }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// One `reset-energy` run, with the command's choices as plain values.
+struct EnergyReset: Sendable {
+    let device: String
+    let bluetooth: AdapterOptions
+    let scanTimeout: Seconds
+
+    func run() async -> Int32 {
         let client: BlueZClient
         do {
             client = try await BlueZClient.connect()
         } catch {
-            throw ExitCode(Failure.report(error, command: "reset-energy", json: nil))
+            return report(error)
         }
+        // The device this run connected, if it did: closed however the run ends.
+        var ours: DevicePath? = nil
         let status: Int32
-        do {
-            status = try await reset(client)
+        do throws(BlueZError) {
+            status = try await reset(client, connected: &ours)
         } catch {
-            status = Failure.report(error, command: "reset-energy", json: nil)
+            status = report(error)
         }
+        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent.
+        await Task { [ours] in if let ours { try? await client.disconnect(ours) } }.value
         await client.close()
-        if status != 0 { throw ExitCode(status) }
+        return status
     }
 
-    func reset(_ client: BlueZClient) async throws(BlueZError) -> Int32 {
+    private func reset(_ client: BlueZClient, connected ours: inout DevicePath?) async throws(BlueZError)
+        -> Int32
+    {
         let chosen = try await bluetooth.usableAdapter(client)
-        let finder = DeviceFinder(
-            client: client, adapter: chosen, wanted: device, scanTimeout: search.scanTimeout)
+        let finder = DeviceFinder(client: client, adapter: chosen, wanted: device, scanTimeout: scanTimeout)
         guard let target = try await finder.find() else {
-            throw BlueZError(.deviceNotFound, "no '\(device)' found in \(search.scanTimeout.spoken)")
+            if Task.isCancelled { throw BlueZError(.cancelled, "interrupted while looking for '\(device)'") }
+            throw BlueZError(.deviceNotFound, "no '\(device)' found in \(scanTimeout.spoken)")
         }
         let controlPoint = BluetoothUUID(HeartRateService.controlPointUUID)
-        let ours = try await client.connect(target.path, require: [controlPoint])
+        if try await client.connect(target.path, require: [controlPoint]) { ours = target.path }
         guard let characteristic = await client.characteristic(controlPoint, of: target.path) else {
             throw BlueZError(.bluez, "the device has no Heart Rate Control Point")
         }
@@ -56,7 +84,16 @@ public struct ResetEnergyCommand: AsyncParsableCommand {
         print(
             "energy expended reset on \(target.displayName ?? target.address.description) (\(target.address))"
         )
-        if ours { try? await client.disconnect(target.path) }
         return 0
+    }
+
+    /// A failure, or an interruption: the counter was not (known to be) reset, so the status is
+    /// never 0 here.
+    private func report(_ error: BlueZError) -> Int32 {
+        if error.code == .cancelled || Task.isCancelled {
+            StandardOutput.diagnostic("hrm reset-energy: interrupted; the counter was not reset")
+            return 1
+        }
+        return Failure.report(error, command: "reset-energy", json: nil)
     }
 }

@@ -42,6 +42,9 @@ public struct WatchCommand: AsyncParsableCommand {
 
     public func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if device?.isEmpty == true {
+            throw ValidationError("DEVICE must not be empty: it would match any strap")
+        }
     }
 
     public func run() async throws {

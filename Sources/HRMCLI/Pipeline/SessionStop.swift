@@ -7,18 +7,20 @@ import Synchronization
     import Musl
 #endif
 
-/// The one way a session ends before its work is done: `--count`, `--duration`, Ctrl-C, SIGTERM
-/// and a closed stdout all call `stop`, which cancels the session's task. Everything the session
+/// The one way a session ends before its work is done: `--count`, `--duration`, Ctrl-C, SIGTERM,
+/// SIGHUP, a closed stdout and a lost bus all call `stop`, which cancels the session's task. Everything the session
 /// runs observes that one cancellation (stops discovery, releases notifications, disconnects), so
 /// no part finds out its own way. The first reason given is kept.
 final class SessionStop: Sendable {
     enum Reason: Sendable, Equatable {
-        /// Ctrl-C or SIGTERM.
+        /// Ctrl-C, SIGTERM or SIGHUP.
         case interrupted
         case countReached
         case durationReached
         /// Stdout's reader went away (`| head`).
         case outputClosed
+        /// The connection to the system bus was lost: nothing more can be done.
+        case busLost
     }
 
     private struct State {
@@ -47,7 +49,8 @@ final class SessionStop: Sendable {
         Task.detached { cancel() }
     }
 
-    /// Runs `body` in a task that `stop` cancels; Ctrl-C and SIGTERM call `stop(.interrupted)`
+    /// Runs `body` in a task that `stop` cancels; Ctrl-C, SIGTERM and SIGHUP (the terminal went
+    /// away) call `stop(.interrupted)`
     /// while it runs. A `stop` that came before the task existed cancels it at once.
     func run<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) async -> Result {
         let task = Task { await body() }
@@ -56,9 +59,9 @@ final class SessionStop: Sendable {
             return state.reason != nil
         }
         if stoppedEarly { task.cancel() }
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { number in
+        let signals = [SIGINT, SIGTERM, SIGHUP]
+        for number in signals { signal(number, SIG_IGN) }
+        let sources = signals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in stop(.interrupted) }
             source.resume()

@@ -11,6 +11,8 @@ enum Failure {
         case .deviceNotFound, .timeout, .bluez, .dbus: 1
         // EX_USAGE: a path given as text that is not one.
         case .invalidPath: 64
+        // A stop asked for (Ctrl-C while a call was on its way), not a failure.
+        case .cancelled: 0
         }
     }
 
@@ -29,7 +31,9 @@ enum Failure {
     }
 
     /// Reports `error` on stderr (and as an `error` event for JSON output) and returns the status.
+    /// A cancelled call (Ctrl-C while it was on its way) is a stop asked for: nothing to report.
     static func report(_ error: BlueZError, command: String, json: LineWriter?) -> Int32 {
+        if error.code == .cancelled { return exitStatus(error) }
         StandardOutput.diagnostic(
             "hrm \(command): \(error.message)" + (hint(error).map { "\n  hint: \($0)" } ?? ""))
         if let json {

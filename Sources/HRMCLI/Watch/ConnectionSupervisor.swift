@@ -25,9 +25,19 @@ struct ConnectionSupervisor: Sendable {
         pipeline.send(MonitorEvent(device: address, kind: .status(state, detail: detail)))
     }
 
+    /// What the supervisor holds on the strap, to give back however the run ends.
+    struct Holdings: Sendable {
+        /// This run made the connection (so it is ours to close).
+        var connection = false
+        /// Notifications to release (StopNotify, or the acquired socket shut).
+        var notifications: Characteristic? = nil
+    }
+
     /// Runs until the session is stopped (the task is cancelled) or, without `reconnect`, the
     /// link drops. Throws what ends the run: Bluetooth unavailable before the first connection,
-    /// access denied, a strap without a heart-rate measurement.
+    /// access denied, a strap without a heart-rate measurement, notifications refused. However it
+    /// ends, what it holds is given back: notifications released, then the connection it made
+    /// closed, so that no strap is left connected after hrm has gone.
     func run() async throws(BlueZError) -> Outcome {
         let levels = await client.batteryLevels(target.path)
         let batteryWatch = Task { [pipeline, address] in
@@ -36,18 +46,30 @@ struct ConnectionSupervisor: Sendable {
             }
         }
         defer { batteryWatch.cancel() }
+        var holdings = Holdings()
+        let result: Result<Outcome, BlueZError>
+        do throws(BlueZError) {
+            result = .success(try await supervise(&holdings))
+        } catch {
+            result = .failure(error)
+        }
+        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent.
+        await Task { [client, target, holdings] in
+            if let subscribed = holdings.notifications { await client.releaseNotifications(subscribed) }
+            if holdings.connection { try? await client.disconnect(target.path) }
+        }.value
+        return try result.get()
+    }
 
+    private func supervise(_ holdings: inout Holdings) async throws(BlueZError) -> Outcome {
         var backoff = Backoff()
-        var weConnected = false
         var firstConnection = true
-        var subscribed: Characteristic? = nil
-        var outcome = Outcome.stopped
         while !Task.isCancelled {
             status(firstConnection ? .connecting : .reconnecting)
             do {
                 if !firstConnection { try await finder.rediscover(target) }
-                weConnected =
-                    try await client.connect(target.path, require: [BluetoothUUID(0x2A37)]) || weConnected
+                let made = try await client.connect(target.path, require: [BluetoothUUID(0x2A37)])
+                holdings.connection = holdings.connection || made
             } catch {
                 if Task.isCancelled { break }
                 // Once watching, an adapter switched off or a bluetoothd restarting is a pause like
@@ -55,7 +77,7 @@ struct ConnectionSupervisor: Sendable {
                 let unavailable: Set<BlueZError.Code> = [
                     .adapterPoweredOff, .bluetoothdNotRunning, .noAdapter,
                 ]
-                if !reconnect || error.code == .accessDenied
+                if !reconnect || error.code == .accessDenied || error.code == .disconnected
                     || (firstConnection && unavailable.contains(error.code))
                 {
                     throw error
@@ -86,27 +108,22 @@ struct ConnectionSupervisor: Sendable {
             // is cancelled) releases the notifications.
             for await _ in notifications {}
             if Task.isCancelled {
-                subscribed = measurement
+                holdings.notifications = measurement
                 break
             }
             status(.disconnected)
             if !reconnect {
                 // The link is gone already: nothing to disconnect.
-                (outcome, weConnected) = (.dropped, false)
-                break
+                holdings.connection = false
+                return .dropped
             }
             try? await Task.sleep(for: backoff.delay())
         }
-        // Clean up outside the cancelled task (cancelled calls are not sent): notifications
-        // released first, then the connection hrm made.
-        await Task { [client, target, weConnected, subscribed] in
-            if let subscribed { await client.releaseNotifications(subscribed) }
-            if weConnected { try? await client.disconnect(target.path) }
-        }.value
-        return outcome
+        return .stopped
     }
 
-    /// What the strap says about itself, once, after the first connection.
+    /// What the strap says about itself, once, after the first connection; and what it has but
+    /// did not give in time, so that a missing model or battery is explained.
     private func reportInfo() async {
         let info = await client.info(target.path)
         pipeline.send(
@@ -116,6 +133,12 @@ struct ConnectionSupervisor: Sendable {
                     name: info.name ?? target.displayName,
                     location: info.bodySensorLocation.map(BodySensorLocation.init(rawValue:)),
                     battery: info.battery, manufacturer: info.manufacturer, model: info.model)))
+        if !info.unread.isEmpty {
+            let message = "the strap did not give " + info.unread.joined(separator: "; ")
+            pipeline.send(
+                MonitorEvent(
+                    device: address, kind: .error(code: "info_unavailable", message: message, hex: nil)))
+        }
     }
 
     /// Decodes each notification on the thread that receives it and sends it on: one thread

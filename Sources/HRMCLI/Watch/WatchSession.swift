@@ -39,47 +39,87 @@ struct WatchSession: Sendable {
         pipeline.send(MonitorEvent(device: device, kind: .status(state, detail: detail)))
     }
 
+    /// How a run ended, before it is reported.
+    enum Ending: Sendable {
+        /// Stopped (a limit, Ctrl-C, a closed stdout), with the strap it was watching if any.
+        case stopped(device: String?)
+        /// The link dropped and --no-reconnect was given.
+        case dropped
+        case failed(BlueZError, device: String?)
+    }
+
     /// The exit status: 0 on a stop, 1 when the strap was not found (or dropped without
-    /// reconnecting), else what the failure that ended the run calls for.
+    /// reconnecting), 69 when the bus went away, else what the failure that ended the run calls
+    /// for.
     func run() async -> Int32 {
         await stop.run {
             stdout.start()
             let timer = options.limits.timer(from: .now, stop)
             defer { timer?.cancel() }
-            let status: Int32
+            let ending: Ending
             do throws(BlueZError) {
                 let client = try await BlueZClient.connect()
-                do throws(BlueZError) {
-                    status = try await watch(client)
-                } catch {
-                    status = fail(error)
-                }
+                // Losing the bus ends the session like any stop; it is reported as the failure it is.
+                let busWatch = Task { if await client.busLost() { stop.stop(.busLost) } }
+                ending = await watch(client)
+                busWatch.cancel()
                 await client.close()
             } catch {
-                status = fail(error)
+                ending = .failed(error, device: nil)
             }
+            let status = report(ending)
             await pipeline.finish()
             return status
         }
     }
 
-    private func watch(_ client: BlueZClient) async throws(BlueZError) -> Int32 {
-        let adapter = try await options.bluetooth.usableAdapter(client)
-        let finder = DeviceFinder(
-            client: client, adapter: adapter, wanted: options.device, scanTimeout: options.scanTimeout,
-            scanning: { status(.scanning) })
-        guard let target = try await finder.find() else {
-            // Stopped while looking: a stop asked for, not a device missing.
-            if Task.isCancelled { return stopped(nil) }
-            let what = options.device.map { "'\($0)'" } ?? "heart-rate monitor"
-            return fail(BlueZError(.deviceNotFound, "no \(what) found in \(options.scanTimeout.spoken)"))
+    private func watch(_ client: BlueZClient) async -> Ending {
+        var device: String? = nil
+        do throws(BlueZError) {
+            let adapter = try await options.bluetooth.usableAdapter(client)
+            let finder = DeviceFinder(
+                client: client, adapter: adapter, wanted: options.device, scanTimeout: options.scanTimeout,
+                scanning: { status(.scanning) })
+            guard let target = try await finder.find() else {
+                // Stopped while looking: a stop asked for, not a device missing.
+                if Task.isCancelled { return .stopped(device: nil) }
+                let what = options.device.map { "'\($0)'" } ?? "heart-rate monitor"
+                return .failed(
+                    BlueZError(.deviceNotFound, "no \(what) found in \(options.scanTimeout.spoken)"),
+                    device: nil)
+            }
+            device = target.address.description
+            DeviceFinder.stateStore?.remember(target.address.description)
+            let supervisor = ConnectionSupervisor(
+                client: client, finder: finder, target: target, pipeline: pipeline,
+                reconnect: options.reconnect)
+            switch try await supervisor.run() {
+            case .stopped: return .stopped(device: device)
+            case .dropped: return .dropped
+            }
+        } catch {
+            return .failed(error, device: device)
         }
-        DeviceFinder.stateStore?.remember(target.address.description)
-        let supervisor = ConnectionSupervisor(
-            client: client, finder: finder, target: target, pipeline: pipeline, reconnect: options.reconnect)
-        switch try await supervisor.run() {
-        case .stopped: return stopped(target.address.description)
-        case .dropped: return 1
+    }
+
+    /// Says how the run ended and gives its exit status.
+    private func report(_ ending: Ending) -> Int32 {
+        if stop.reason == .busLost {
+            return fail(
+                BlueZError(
+                    .disconnected,
+                    "lost the connection to the system bus (dbus-daemon stopped or restarted); bluetoothd's objects went with it"
+                ))
+        }
+        switch ending {
+        case .stopped(let device):
+            return stopped(device)
+        case .dropped:
+            return 1
+        case .failed(let error, let device):
+            // Ctrl-C while a call was on its way is a stop asked for, not a failure.
+            if error.code == .cancelled || stop.reason != nil { return stopped(device) }
+            return fail(error)
         }
     }
 

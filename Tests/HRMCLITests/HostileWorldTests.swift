@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import HRMCLI
+
+/// hrm against a world that misbehaves: signals at any time, the bus going away, a bluetoothd
+/// that never answers or leaves mid-call, a policy narrower than the `bluetooth` group's.
+@Suite struct HostileWorldTests {
+    static let hrm = HRMProcess.binary.path
+
+    /// Runs `script` under hrm-sim playing `scenario`, with `$HRM` the binary, `$OUT` and `$ERR`
+    /// files for hrm's output and `$STATUS` for its exit status; returns those three.
+    static func underSim(_ scenario: String, log: String, _ script: String) async throws -> (
+        status: Int32?, stdout: String, stderr: String
+    ) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (out, err, status) = (
+            directory.appendingPathComponent("out").path, directory.appendingPathComponent("err").path,
+            directory.appendingPathComponent("status").path
+        )
+        let result = try await HRMProcess.runUnderSim(
+            scenario, [], log: log,
+            shell: "HRM='\(hrm)'; OUT='\(out)'; ERR='\(err)'; STATUS='\(status)'; touch \"$OUT\"\n" + script)
+        #expect(result.status == 0, "the script itself: \(result.stderr)")
+        let code = (try? String(contentsOfFile: status, encoding: .utf8)).flatMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return (
+            code, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            (try? String(contentsOfFile: err, encoding: .utf8)) ?? ""
+        )
+    }
+
+    /// Waits (15 s at most) until hrm's output shows a measurement.
+    static let untilMeasuring =
+        #"for _ in $(seq 150); do grep -q '"measurement"' "$OUT" && break; sleep 0.1; done"#
+
+    /// SIGHUP (the terminal went away) stops hrm as SIGTERM does: released, disconnected, exit 0.
+    @Test func sighupStopsCleanly() async throws {
+        let log = WatchBinaryTests.temporary("hup.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let (status, stdout, _) = try await Self.underSim(
+            "basic", log: log,
+            """
+            "$HRM" watch --json Polar > "$OUT" 2> "$ERR" & pid=$!
+            \(Self.untilMeasuring)
+            kill -HUP $pid; wait $pid; echo $? > "$STATUS"
+            """)
+        #expect(status == 0)
+        #expect(WatchBinaryTests.lines(stdout).last?["state"] as? String == "stopped")
+        #expect(try WatchBinaryTests.cleanup(log) == ["AcquireNotify", "acquire-released", "Disconnect"])
+    }
+
+    /// The system bus dies under hrm: a clear message and exit 69, not "retrying" forever.
+    @Test func losingTheBusEndsTheRunWithExit69() async throws {
+        let log = WatchBinaryTests.temporary("busloss.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let (status, stdout, stderr) = try await Self.underSim(
+            "basic", log: log,
+            """
+            "$HRM" watch --json Polar > "$OUT" 2> "$ERR" & pid=$!
+            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            \(Self.untilMeasuring)
+            socket=${DBUS_SYSTEM_BUS_ADDRESS#unix:path=}; socket=${socket%%,*}
+            pkill -f "dbus-daemon --config-file=$(dirname "$socket")/bus.conf"
+            wait $pid; echo $? > "$STATUS"
+            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
+            """)
+        #expect(status == 69, "\(stderr)")
+        #expect(stderr.contains("lost the connection to the system bus"))
+        let last = WatchBinaryTests.lines(stdout).last
+        #expect(last?["type"] as? String == "error")
+        #expect(last?["code"] as? String == "disconnected")
+    }
+
+    @Test(arguments: [["watch", ""], ["reset-energy", ""]])
+    func anEmptyDeviceIsAUsageError(arguments: [String]) {
+        #expect(throws: (any Error).self) { try HRM.parseAsRoot(arguments) }
+    }
+}
+
+/// A hostile org.bluez, played by a small python3-dbus service on hrm-sim's private bus (with
+/// hrm-sim's own bluetoothd switched off): it owns the name and then never answers (`silent`), or
+/// leaves the bus when asked (`vanish`).
+@Suite struct HostileBlueZTests {
+    static let service = #"""
+        import os, sys, dbus, dbus.service, dbus.mainloop.glib
+        from gi.repository import GLib
+        mode, log = sys.argv[1], sys.argv[2]
+        dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+        bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+        name = dbus.service.BusName("org.bluez", bus)
+        def note(text):
+            with open(log, "a") as f: f.write(text + "\n")
+        class Root(dbus.service.Object):
+            @dbus.service.method("org.freedesktop.DBus.ObjectManager", out_signature="a{oa{sa{sv}}}",
+                                 async_callbacks=("ok", "fail"))
+            def GetManagedObjects(self, ok, fail):
+                note("GetManagedObjects")
+                if mode == "vanish": os._exit(0)
+        Root(bus, "/")
+        note("ready")
+        GLib.MainLoop().run()
+        """#
+
+    /// hrm against the service in `mode`; `then` runs once it has asked for the objects.
+    static func run(_ mode: String, then: String) async throws -> (
+        status: Int32?, stdout: String, stderr: String
+    ) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bluez-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        try service.write(toFile: path("service.py"), atomically: true, encoding: .utf8)
+        let script = """
+            LOG='\(path("log"))'; OUT='\(path("out"))'; ERR='\(path("err"))'
+            /usr/bin/python3 '\(path("service.py"))' \(mode) "$LOG" & service=$!
+            for _ in $(seq 100); do grep -q ready "$LOG" 2>/dev/null && break; sleep 0.05; done
+            '\(HRMProcess.binary.path)' watch --json Polar > "$OUT" 2> "$ERR" & pid=$!
+            # Whatever happens, hrm does not outlive the test by more than 40 s.
+            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            for _ in $(seq 100); do grep -q GetManagedObjects "$LOG" && break; sleep 0.05; done
+            \(then)
+            wait $pid; echo $? > '\(path("status"))'
+            pkill -P $watchdog; kill $service $watchdog 2>/dev/null; true
+            """
+        let result = try await HRMProcess.runUnderSim("no-bluetoothd", [], shell: script)
+        #expect(result.status == 0, "the script itself: \(result.stderr)")
+        let status = (try? String(contentsOfFile: path("status"), encoding: .utf8)).flatMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return (
+            status, (try? String(contentsOfFile: path("out"), encoding: .utf8)) ?? "",
+            (try? String(contentsOfFile: path("err"), encoding: .utf8)) ?? ""
+        )
+    }
+
+    /// Ctrl-C while hrm waits for bluetoothd's first answer is a stop: exit 0, `stopped`.
+    @Test func ctrlCDuringAStartUpCallIsAStop() async throws {
+        let (status, stdout, stderr) = try await Self.run("silent", then: "kill -INT $pid")
+        #expect(status == 0, "\(stderr)")
+        #expect(!stderr.contains("cancelled"), "\(stderr)")
+        #expect(WatchBinaryTests.lines(stdout).last?["state"] as? String == "stopped")
+    }
+
+    /// bluetoothd leaving the bus while a call waits: said so, exit 69 (not "did not answer in
+    /// time", exit 1).
+    @Test func bluetoothdLeavingDuringACallIsUnavailable() async throws {
+        let (status, stdout, stderr) = try await Self.run("vanish", then: "")
+        #expect(status == 69, "\(stderr)")
+        #expect(stderr.contains("bluetoothd went away during GetManagedObjects"), "\(stderr)")
+        #expect(WatchBinaryTests.lines(stdout).last?["code"] as? String == "bluetoothd_not_running")
+    }
+}
