@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-dbus bench-watch bench-watch-floor fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-dbus bench-watch bench-watch-floor bench-soak fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -31,7 +31,7 @@ test:
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-dbus bench-watch
+bench: bench-decoder bench-dbus bench-watch bench-soak
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress $(BENCH_FLAGS)
@@ -98,3 +98,12 @@ bench-dbus:
 	$(SWIFT) build -c release --product dbus-bench $(SWIFT_BUILD_FLAGS)
 	dbus-run-session --config-file=Benchmarks/DBus/bus.conf -- \
 		"$$($(SWIFT) build -c release --show-bin-path)/dbus-bench"
+
+# hrm watch for SOAK_MINUTES (default 30) at 50 notifications/s, the link dropping every 5 minutes:
+# RSS and open fds sampled every 10 s, every notification sent printed once. See Benchmarks/Soak.
+SOAK_MINUTES ?= 30
+bench-soak:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/Soak/soak.py --minutes $(SOAK_MINUTES) \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
