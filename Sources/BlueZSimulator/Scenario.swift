@@ -78,6 +78,20 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var drops: [Drop] = []
         /// Errors the next Connect() calls fail with, one per call, in order.
         public var connectFailures: [DBusFailure] = []
+        /// GATT calls that fail or never answer: by member (`ReadValue`, `WriteValue`,
+        /// `StartNotify`, `StopNotify`, `AcquireNotify`), the next calls of that member on any
+        /// characteristic of the device, one failure per call, in order. A `stall` is a call never
+        /// answered: the client's timeout ends it (the simulator forgets it when the client
+        /// leaves the bus, bluetoothd restarts or the simulator stops).
+        public var callFailures: [String: [DBusFailure]] = [:]
+        /// What AcquireNotify hands out: `seqpacket` (what bluetoothd sends), or the wrong kind of
+        /// descriptor for a client to cope with: `stream` (a SOCK_STREAM socket, frames run
+        /// together), `pipe` (its read end), `file` (an unlinked temporary file), `devnull`.
+        public var acquireFd: String = "seqpacket"
+        /// The D-Bus type of `Value` in the PropertiesChanged that carry StartNotify's
+        /// notifications: `ay` (what bluetoothd sends), or a wrong one: `s` (the frame as hex
+        /// text) or `ai` (each byte an int32).
+        public var valueType: String = "ay"
 
         public init(address: String) {
             self.address = address
@@ -141,10 +155,11 @@ public struct Scenario: Codable, Sendable, Equatable {
         }
     }
 
-    /// How one Connect() fails: with a D-Bus error (`error`, `message`), or by a `stall`: the
-    /// call answers at once but the link never comes up, and every later Connect does the same
-    /// until a Disconnect. That is bluetoothd once it has lost track of a link (its log says
-    /// `device_add_connection() ... is already connected`), seen in the real BlueZ lab.
+    /// How one call fails: with a D-Bus error (`error`, `message`), or by a `stall`. For Connect()
+    /// a stall answers at once but the link never comes up, and every later Connect does the
+    /// same until a Disconnect. That is bluetoothd once it has lost track of a link (its log
+    /// says `device_add_connection() ... is already connected`), seen in the real BlueZ lab. For
+    /// a GATT call (`callFailures`) a stall is a call that is never answered.
     public struct DBusFailure: Codable, Sendable, Equatable {
         public var error: String = ""
         public var message: String = ""
@@ -155,6 +170,27 @@ public struct Scenario: Codable, Sendable, Equatable {
             self.message = message
             self.stall = stall
         }
+    }
+
+    /// The GATT calls `callFailures` can make fail.
+    public enum GATTCall: String, Sendable, CaseIterable {
+        case readValue = "ReadValue"
+        case writeValue = "WriteValue"
+        case startNotify = "StartNotify"
+        case stopNotify = "StopNotify"
+        case acquireNotify = "AcquireNotify"
+    }
+
+    /// What `acquireFd` names.
+    public enum AcquiredDescriptor: String, Sendable, CaseIterable {
+        case seqpacket, stream, pipe, file, devnull
+    }
+
+    /// What `valueType` names: the D-Bus signature of a notification's `Value`.
+    public enum NotificationValueType: String, Sendable, CaseIterable {
+        case bytes = "ay"
+        case string = "s"
+        case int32s = "ai"
     }
 
     public init() {}
@@ -196,7 +232,7 @@ extension Scenario.Device {
     private enum CodingKeys: String, CodingKey {
         case address, addressType, adapter, name, rssi, txPower, uuids, manufacturerData, appearance
         case appearAt, vanishAt, known, location, battery, deviceInformation, heartRate, mtu, drops
-        case connectFailures, acquireNotify
+        case connectFailures, acquireNotify, callFailures, acquireFd, valueType
     }
 
     public init(from decoder: any Decoder) throws {
@@ -223,6 +259,10 @@ extension Scenario.Device {
         d.acquireNotify = try c.decodeIfPresent(Bool.self, forKey: .acquireNotify) ?? d.acquireNotify
         d.drops = try c.decodeIfPresent([Scenario.Drop].self, forKey: .drops) ?? []
         d.connectFailures = try c.decodeIfPresent([Scenario.DBusFailure].self, forKey: .connectFailures) ?? []
+        d.callFailures =
+            try c.decodeIfPresent([String: [Scenario.DBusFailure]].self, forKey: .callFailures) ?? [:]
+        d.acquireFd = try c.decodeIfPresent(String.self, forKey: .acquireFd) ?? d.acquireFd
+        d.valueType = try c.decodeIfPresent(String.self, forKey: .valueType) ?? d.valueType
         self = d
     }
 }

@@ -80,16 +80,22 @@ extension Scenario {
                 default: check(false, "\(path).drops[\(j)]: needs one of at and afterNotifications")
                 }
             }
-            for (j, failure) in device.connectFailures.enumerated() {
-                if failure.stall {
-                    check(failure.error.isEmpty, "\(path).connectFailures[\(j)]: a stall has no error")
-                } else {
-                    check(
-                        (try? ErrorName(failure.error)) != nil,
-                        "\(path).connectFailures[\(j)].error: '\(failure.error)' is not an error name"
-                            + " (like org.bluez.Error.Failed)")
-                }
+            problems += Self.problems(device.connectFailures, at: "\(path).connectFailures")
+            for (member, failures) in device.callFailures.sorted(by: { $0.key < $1.key }) {
+                check(
+                    GATTCall(rawValue: member) != nil,
+                    "\(path).callFailures.\(member): not a GATT call ("
+                        + GATTCall.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                problems += Self.problems(failures, at: "\(path).callFailures.\(member)")
             }
+            check(
+                AcquiredDescriptor(rawValue: device.acquireFd) != nil,
+                "\(path).acquireFd: '\(device.acquireFd)' is not "
+                    + AcquiredDescriptor.allCases.map(\.rawValue).joined(separator: ", "))
+            check(
+                NotificationValueType(rawValue: device.valueType) != nil,
+                "\(path).valueType: '\(device.valueType)' is not "
+                    + NotificationValueType.allCases.map(\.rawValue).joined(separator: ", "))
             problems += device.heartRate.problems(at: "\(path).heartRate")
         }
 
@@ -124,6 +130,18 @@ extension Scenario {
             }
         }
         if !problems.isEmpty { throw ScenarioError(problems: problems) }
+    }
+
+    /// A list of failures: each a stall or an error with a valid D-Bus error name.
+    static func problems(_ failures: [DBusFailure], at path: String) -> [String] {
+        failures.enumerated().compactMap { j, failure in
+            if failure.stall {
+                return failure.error.isEmpty ? nil : "\(path)[\(j)]: a stall has no error"
+            }
+            return (try? ErrorName(failure.error)) != nil
+                ? nil
+                : "\(path)[\(j)].error: '\(failure.error)' is not an error name (like org.bluez.Error.Failed)"
+        }
     }
 
     /// The longest wait a scenario may ask for (a notification interval, bluetoothd's downtime), in

@@ -128,8 +128,55 @@ extension Simulator {
         throw BlueZError.doesNotExist
     }
 
-    func readValue(_ call: MethodCall) throws -> [Value] {
+    // MARK: - Failures the scenario asks for
+
+    /// The scenario's next failure for `member` on this device, if one is left: thrown, or a stall
+    /// (the call is not answered until the client leaves the bus, bluetoothd restarts or the
+    /// simulator stops; the client has given up long before).
+    func injectedFailure(_ member: Scenario.GATTCall, on devicePath: ObjectPath, _ call: MethodCall)
+        async throws
+    {
+        guard var left = devices[devicePath]?.callFailuresLeft[member.rawValue], !left.isEmpty else {
+            return
+        }
+        let failure = left.removeFirst()
+        devices[devicePath]?.callFailuresLeft[member.rawValue] = left
+        if failure.stall {
+            log.record("call-stalled", ["path": call.path.rawValue, "member": member.rawValue])
+            await stall(sender: call.sender?.rawValue ?? "")
+            log.record("stall-ended", ["path": call.path.rawValue, "member": member.rawValue])
+            throw BlueZError.failed("the simulator left this call unanswered")
+        }
+        // The name comes from the scenario (validation checks it); never trap on it.
+        guard let name = try? ErrorName(failure.error) else {
+            throw BlueZError.failed("\(failure.message) (the scenario's error name is not valid)")
+        }
+        throw DBusError(name: name, message: failure.message)
+    }
+
+    /// Waits until `endStalls` lets this call go (at once when not serving).
+    func stall(sender: String) async {
+        guard connection != nil else { return }
+        nextStall += 1
+        let number = nextStall
+        await withCheckedContinuation { (end: CheckedContinuation<Void, Never>) in
+            stalls[number] = (sender, end)
+        }
+    }
+
+    /// Lets the stalled calls of `sender` (of everyone when nil) go.
+    func endStalls(of sender: String? = nil) {
+        for (number, stall) in stalls where sender == nil || stall.sender == sender {
+            stalls[number] = nil
+            stall.end.resume()
+        }
+    }
+
+    // MARK: - Calls
+
+    func readValue(_ call: MethodCall) async throws -> [Value] {
         let (devicePath, characteristic) = try characteristic(at: call.path)
+        try await injectedFailure(.readValue, on: devicePath, call)
         guard characteristic.flags.contains("read") else { throw BlueZError.notPermittedRead }
         guard let device = devices[devicePath], device.connected else { throw BlueZError.notConnected }
         let value: [UInt8] =
@@ -162,8 +209,9 @@ extension Simulator {
         return [.bytes(value)]
     }
 
-    func writeValue(_ call: MethodCall) throws -> [Value] {
+    func writeValue(_ call: MethodCall) async throws -> [Value] {
         let (devicePath, characteristic) = try characteristic(at: call.path)
+        try await injectedFailure(.writeValue, on: devicePath, call)
         guard
             characteristic.flags.contains("write") || characteristic.flags.contains("write-without-response")
         else { throw BlueZError.notSupported }
@@ -182,8 +230,9 @@ extension Simulator {
         return []
     }
 
-    func startNotify(_ call: MethodCall) throws -> [Value] {
+    func startNotify(_ call: MethodCall) async throws -> [Value] {
         let (devicePath, characteristic) = try characteristic(at: call.path)
+        try await injectedFailure(.startNotify, on: devicePath, call)
         guard characteristic.canNotify else { throw BlueZError.notSupported }
         guard let device = devices[devicePath] else { throw BlueZError.doesNotExist }
         guard device.acquired[characteristic.path] == nil else { throw BlueZError.inProgress }
@@ -199,8 +248,9 @@ extension Simulator {
         return []
     }
 
-    func stopNotify(_ call: MethodCall) throws -> [Value] {
+    func stopNotify(_ call: MethodCall) async throws -> [Value] {
         let (devicePath, characteristic) = try characteristic(at: call.path)
+        try await injectedFailure(.stopNotify, on: devicePath, call)
         let client = call.sender?.rawValue ?? ""
         guard devices[devicePath]?.notifySessions[characteristic.path]?.remove(client) != nil else {
             throw BlueZError.failed("No notify session started")
@@ -212,25 +262,65 @@ extension Simulator {
         return []
     }
 
-    func acquireNotify(_ call: MethodCall) throws -> [Value] {
+    func acquireNotify(_ call: MethodCall) async throws -> [Value] {
         let (devicePath, characteristic) = try characteristic(at: call.path)
+        try await injectedFailure(.acquireNotify, on: devicePath, call)
         guard characteristic.flags.contains("notify") else { throw BlueZError.notSupported }
         guard let device = devices[devicePath], device.connected else { throw BlueZError.notConnected }
         guard device.spec.acquireNotify else { throw BlueZError.notSupported }
         guard (device.notifySessions[characteristic.path] ?? []).isEmpty else { throw BlueZError.inProgress }
         guard device.acquired[characteristic.path] == nil else { throw BlueZError.notPermittedAcquired }
-        var pair: [Int32] = [-1, -1]
-        guard
-            socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0
-        else {
-            throw BlueZError.failed("socketpair: errno \(errno)")
+        let kind = Scenario.AcquiredDescriptor(rawValue: device.spec.acquireFd) ?? .seqpacket
+        let (ours, theirs) = try Self.descriptors(kind)
+        if let ours {
+            let flags = fcntl(ours, F_GETFL)
+            _ = fcntl(ours, F_SETFL, flags | O_NONBLOCK)
+            devices[devicePath]?.acquired[characteristic.path] = ours
+            try? connection?.setProperty(
+                "NotifyAcquired", to: .boolean(true), interface: BlueZName.gattCharacteristic, at: call.path)
+        } else {
+            // Nothing here can see the client close a file or /dev/null: no acquisition to hold.
+            log.record("acquire-unwatched", ["path": call.path.rawValue, "fd": kind.rawValue])
         }
-        let flags = fcntl(pair[0], F_GETFL)
-        _ = fcntl(pair[0], F_SETFL, flags | O_NONBLOCK)
-        devices[devicePath]?.acquired[characteristic.path] = pair[0]
-        try? connection?.setProperty(
-            "NotifyAcquired", to: .boolean(true), interface: BlueZName.gattCharacteristic, at: call.path)
-        return [.unixFD(UnixFD(taking: pair[1])), .uint16(UInt16(clamping: device.spec.mtu))]
+        return [.unixFD(UnixFD(taking: theirs)), .uint16(UInt16(clamping: device.spec.mtu))]
+    }
+
+    /// The two ends of what AcquireNotify hands out: the simulator's (the frames go in there; nil
+    /// when there is none to write to and watch) and the client's.
+    static func descriptors(_ kind: Scenario.AcquiredDescriptor) throws -> (ours: Int32?, theirs: Int32) {
+        var pair: [Int32] = [-1, -1]
+        func fail(_ what: String) -> DBusError { BlueZError.failed("\(what): errno \(errno)") }
+        switch kind {
+        case .seqpacket, .stream:
+            let type = kind == .seqpacket ? SOCK_SEQPACKET : SOCK_STREAM
+            guard socketpair(AF_UNIX, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                throw fail("socketpair")
+            }
+            return (pair[0], pair[1])
+        case .pipe:
+            guard pipe(&pair) == 0 else { throw fail("pipe") }
+            for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            // Writing to a pipe whose reader is gone raises SIGPIPE (send's MSG_NOSIGNAL is for
+            // sockets): the simulated bluetoothd ignores it, as daemons do. Child processes get
+            // the default back (ChildProcess).
+            signal(SIGPIPE, SIG_IGN)
+            return (pair[1], pair[0])
+        case .file:
+            var template = Array("/tmp/hrm-sim-acquire-XXXXXX".utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                guard let name = buffer.baseAddress else { return -1 }
+                let fd = mkstemp(name)
+                if fd >= 0 { unlink(name) }
+                return fd
+            }
+            guard fd >= 0 else { throw fail("mkstemp") }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            return (nil, fd)
+        case .devnull:
+            let fd = open("/dev/null", O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { throw fail("open /dev/null") }
+            return (nil, fd)
+        }
     }
 
 }

@@ -48,7 +48,7 @@ extension Simulator {
         var delivered = false
         if let fd = device.acquired[measurement.path] {
             let sentAt = SimulatorLog.monotonicNanoseconds()
-            let sent = frame.withUnsafeBytes { send(fd, $0.baseAddress, frame.count, Int32(MSG_NOSIGNAL)) }
+            let sent = Self.sendFrame(frame, to: fd)
             if sent < 0 && (errno == EPIPE || errno == ECONNRESET) {
                 // The client closed its end: the acquisition is over.
                 close(fd)
@@ -69,14 +69,43 @@ extension Simulator {
         }
         if !(device.notifySessions[measurement.path] ?? []).isEmpty {
             let sentAt = SimulatorLog.monotonicNanoseconds()
-            try? connection?.setProperty(
-                "Value", to: .bytes(frame), interface: BlueZName.gattCharacteristic,
-                at: measurement.path)
-            log.record(
-                "notify", ["path": measurement.path.rawValue, "via": "signal", "hex": hex, "mono_ns": sentAt])
+            let type = Scenario.NotificationValueType(rawValue: device.spec.valueType) ?? .bytes
+            if type == .bytes {
+                try? connection?.setProperty(
+                    "Value", to: .bytes(frame), interface: BlueZName.gattCharacteristic,
+                    at: measurement.path)
+            } else {
+                // The wrong type on purpose: past the exported property's type check, straight
+                // onto the bus (the stored Value stays as it was).
+                let value: Value =
+                    switch type {
+                    case .bytes: .bytes(frame)
+                    case .string: .string(hex)
+                    case .int32s: .array(.int32, frame.map { .int32(Int32($0)) })
+                    }
+                try? connection?.emitSignal(
+                    path: measurement.path, interface: .properties, member: "PropertiesChanged",
+                    body: [
+                        .string(BlueZName.gattCharacteristic.rawValue), .propertyMap(["Value": value]),
+                        .strings([]),
+                    ])
+            }
+            var entry: [String: Any] = [
+                "path": measurement.path.rawValue, "via": "signal", "hex": hex, "mono_ns": sentAt,
+            ]
+            if type != .bytes { entry["type"] = type.rawValue }
+            log.record("notify", entry)
             delivered = true
         }
         if delivered { notificationSent(path) }
+    }
+
+    /// Writes one frame into our end of an acquired descriptor: a socket's (no SIGPIPE), or a
+    /// pipe's (`acquireFd: pipe`). Returns what send or write returned, errno set.
+    static func sendFrame(_ frame: [UInt8], to fd: Int32) -> Int {
+        let sent = frame.withUnsafeBytes { send(fd, $0.baseAddress, frame.count, Int32(MSG_NOSIGNAL)) }
+        guard sent < 0 && errno == ENOTSOCK else { return sent }
+        return frame.withUnsafeBytes { write(fd, $0.baseAddress, frame.count) }
     }
 
     /// Counts a notification sent and starts what the scenario ties to that count: the strap's

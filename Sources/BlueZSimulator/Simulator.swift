@@ -57,6 +57,8 @@ public actor Simulator {
         var servicesResolved = false
         var gattExported = false
         var failuresLeft: [Scenario.DBusFailure]
+        /// The scenario's `callFailures` not used yet, by member.
+        var callFailuresLeft: [String: [Scenario.DBusFailure]]
         /// A `stall` happened: Connect answers without connecting until a Disconnect.
         var stalled = false
         var lastSeen = 0.0
@@ -90,6 +92,9 @@ public actor Simulator {
     var down = false
     var timeline: Task<Void, Never>? = nil
     var watcher: Task<Void, Never>? = nil
+    /// GATT calls left unanswered (`stall`), by number: who called, and what ends the wait.
+    var stalls: [Int: (sender: String, end: CheckedContinuation<Void, Never>)] = [:]
+    var nextStall = 0
 
     public init(scenario: Scenario, busAddress: String, log: SimulatorLog, timing: Timing = Timing()) {
         self.scenario = scenario
@@ -112,7 +117,7 @@ public actor Simulator {
             devices[path] = DeviceState(
                 index: index, spec: spec, address: address, path: path, adapter: adapter, layout: layout,
                 generator: HeartRateGenerator(stream: spec.heartRate, maximumFrameLength: spec.mtu - 3),
-                failuresLeft: spec.connectFailures, battery: spec.battery)
+                failuresLeft: spec.connectFailures, callFailuresLeft: spec.callFailures, battery: spec.battery)
         }
     }
 
@@ -139,6 +144,7 @@ public actor Simulator {
         timeline?.cancel()
         watcher?.cancel()
         for path in devices.keys { stopNotifying(path) }
+        endStalls()
         if let connection { await connection.close() }
         connection = nil
     }
@@ -229,6 +235,7 @@ public actor Simulator {
                 }
             }
         }
+        endStalls(of: name)
         log.record("client-left", ["name": name])
     }
 
@@ -246,6 +253,7 @@ public actor Simulator {
             devices[path]?.notifySessions = [:]
         }
         for name in adapterOrder { adapters[name]?.discoveryClients = [:] }
+        endStalls()
         watcher?.cancel()
         if let connection { await connection.close() }
         connection = nil

@@ -36,6 +36,30 @@ import Testing
         #expect(defaults.devices.first?.battery == 90)
     }
 
+    @Test func gattFailureFields() throws {
+        let json = #"""
+            {"devices":[{"address":"AA:BB:CC:DD:EE:FF","acquireFd":"pipe","valueType":"s",
+                         "callFailures":{"AcquireNotify":[{"stall":true}],
+                                         "ReadValue":[{"error":"org.bluez.Error.Failed","message":"m"}]}}]}
+            """#
+        let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        try scenario.validate()
+        let device = try #require(scenario.devices.first)
+        #expect(device.acquireFd == "pipe")
+        #expect(device.valueType == "s")
+        #expect(
+            device.callFailures == [
+                "AcquireNotify": [Scenario.DBusFailure(stall: true)],
+                "ReadValue": [Scenario.DBusFailure(error: "org.bluez.Error.Failed", message: "m")],
+            ])
+        let defaults = Scenario.Device(address: "AA:BB:CC:DD:EE:FF")
+        #expect(defaults.acquireFd == "seqpacket")
+        #expect(defaults.valueType == "ay")
+        #expect(defaults.callFailures.isEmpty)
+        let again = try JSONDecoder().decode(Scenario.self, from: JSONEncoder().encode(scenario))
+        #expect(again == scenario)
+    }
+
     @Test func missingAddressIsAnError() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Scenario.self, from: Data(#"{"devices":[{"name":"x"}]}"#.utf8))
@@ -63,7 +87,10 @@ import Testing
              "devices":[{"address":"AA:BB:CC:DD:EE:FG","adapter":"hci9","uuids":["18x"],"mtu":5,
                          "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"},
                          "drops":[{"at":1,"afterNotifications":3,"for":2},{"for":2},{"afterNotifications":0,"for":0}],
-                         "connectFailures":[{"stall":true,"error":"org.bluez.Error.Failed"},{"error":"nope"}]}],
+                         "connectFailures":[{"stall":true,"error":"org.bluez.Error.Failed"},{"error":"nope"}],
+                         "callFailures":{"Frobnicate":[{"stall":true}],"ReadValue":[{"error":"nope"}],
+                                         "AcquireNotify":[{"stall":true,"error":"org.bluez.Error.Failed"}]},
+                         "acquireFd":"socket","valueType":"q"}],
              "events":[{"at":1,"type":"bluetoothd-restart","downFor":-1},
                        {"at":2,"type":"battery","device":"x","percent":500},
                        {"at":0.5,"type":"bluetoothd-restart"},{"afterNotifications":0,"type":"bluetoothd-restart"},
@@ -91,6 +118,12 @@ import Testing
                 "devices[0].drops[2].for: needs to be above 0",
                 "devices[0].connectFailures[0]: a stall has no error",
                 "devices[0].connectFailures[1].error: 'nope' is not an error name",
+                "devices[0].callFailures.Frobnicate: not a GATT call (ReadValue, WriteValue, StartNotify,"
+                    + " StopNotify, AcquireNotify)",
+                "devices[0].callFailures.ReadValue[0].error: 'nope' is not an error name",
+                "devices[0].callFailures.AcquireNotify[0]: a stall has no error",
+                "devices[0].acquireFd: 'socket' is not seqpacket, stream, pipe, file, devnull",
+                "devices[0].valueType: 'q' is not ay, s, ai",
             ] {
                 #expect(text.contains(expected), "\(expected) in \(text)")
             }

@@ -33,7 +33,7 @@ import Testing
     /// when `body` throws.
     static func withRig(
         scenario name: String, adjust: (inout Scenario) throws -> Void = { _ in },
-        _ body: (Rig) async throws -> Void
+        log: String? = ProcessInfo.processInfo.environment["RIG_LOG"], _ body: (Rig) async throws -> Void
     ) async throws {
         var timing = Simulator.Timing()
         timing.disconnect = 0.2
@@ -46,7 +46,7 @@ import Testing
         }
         try adjust(&scenario)
         try await withSimulator(
-            scenario, timing: timing, log: ProcessInfo.processInfo.environment["RIG_LOG"]
+            scenario, timing: timing, log: log
         ) { simulator, bus in
             try await withClient(on: bus) { client in
                 try await body(Rig(simulator: simulator, client: client))
