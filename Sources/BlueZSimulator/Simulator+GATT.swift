@@ -293,7 +293,8 @@ extension Simulator {
         switch kind {
         case .seqpacket, .stream:
             let type = kind == .seqpacket ? SOCK_SEQPACKET : SOCK_STREAM
-            guard socketpair(AF_UNIX, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            guard socketpair(AF_UNIX, Int32(type.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0
+            else {
                 throw fail("socketpair")
             }
             return (pair[0], pair[1])

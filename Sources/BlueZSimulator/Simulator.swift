@@ -117,7 +117,8 @@ public actor Simulator {
             devices[path] = DeviceState(
                 index: index, spec: spec, address: address, path: path, adapter: adapter, layout: layout,
                 generator: HeartRateGenerator(stream: spec.heartRate, maximumFrameLength: spec.mtu - 3),
-                failuresLeft: spec.connectFailures, callFailuresLeft: spec.callFailures, battery: spec.battery)
+                failuresLeft: spec.connectFailures, callFailuresLeft: spec.callFailures, battery: spec.battery
+            )
         }
     }
 

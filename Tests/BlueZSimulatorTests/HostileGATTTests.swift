@@ -18,7 +18,8 @@ import Testing
     /// A rig whose strap is known (no discovery needed), changed by `adjust`, connected with its
     /// GATT objects exported; `log` gets the simulator's log.
     static func withConnectedRig(
-        adjust: @escaping (inout Scenario.Device) -> Void, log: String? = nil, _ body: (Rig) async throws -> Void
+        adjust: @escaping (inout Scenario.Device) -> Void, log: String? = nil,
+        _ body: (Rig) async throws -> Void
     ) async throws {
         let setUp: (inout Scenario) throws -> Void = { scenario in
             try #require(!scenario.devices.isEmpty)
@@ -71,14 +72,23 @@ import Testing
     @Test func callFailuresOnePerCallOfTheirMember() async throws {
         let log = Self.temporaryLog()
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let failed = Scenario.DBusFailure(error: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
+        let failed = Scenario.DBusFailure(
+            error: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0e")
         try await Self.withConnectedRig(
             adjust: { device in
                 device.callFailures = [
-                    "ReadValue": [failed, Scenario.DBusFailure(error: "org.bluez.Error.NotPermitted", message: "np")],
-                    "WriteValue": [Scenario.DBusFailure(error: "org.bluez.Error.InProgress", message: "busy")],
-                    "AcquireNotify": [Scenario.DBusFailure(error: "org.bluez.Error.NotSupported", message: "ns")],
-                    "StartNotify": [Scenario.DBusFailure(error: "org.bluez.Error.NotConnected", message: "nc")],
+                    "ReadValue": [
+                        failed, Scenario.DBusFailure(error: "org.bluez.Error.NotPermitted", message: "np"),
+                    ],
+                    "WriteValue": [
+                        Scenario.DBusFailure(error: "org.bluez.Error.InProgress", message: "busy")
+                    ],
+                    "AcquireNotify": [
+                        Scenario.DBusFailure(error: "org.bluez.Error.NotSupported", message: "ns")
+                    ],
+                    "StartNotify": [
+                        Scenario.DBusFailure(error: "org.bluez.Error.NotConnected", message: "nc")
+                    ],
                     "StopNotify": [failed],
                 ]
             }, log: log
@@ -91,7 +101,8 @@ import Testing
             #expect(try await read().body == [.bytes([0x01])])
 
             let write = { () async throws(DBusError) -> Message in
-                try await rig.call(Self.controlPoint, Self.characteristic, "WriteValue", [.bytes([0x01]), .emptyMap])
+                try await rig.call(
+                    Self.controlPoint, Self.characteristic, "WriteValue", [.bytes([0x01]), .emptyMap])
             }
             #expect(await Self.failure(write)?.name.rawValue == "org.bluez.Error.InProgress")
             #expect(await Self.failure(write) == nil)
