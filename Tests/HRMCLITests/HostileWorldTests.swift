@@ -75,6 +75,62 @@ import Testing
         #expect(last?["code"] as? String == "disconnected")
     }
 
+    static func scenario(_ name: String, _ device: String, policy: String = "open") throws -> String {
+        let path = WatchBinaryTests.temporary(name)
+        try """
+        {"busPolicy": "\(policy)",
+         "devices": [{"address": "D2:4B:7E:10:20:30", "name": "Polar H10", "uuids": ["180d"], "known": true,
+                      "heartRate": {"interval": 0.2}\(device)}]}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A strap that does not answer one read of its info delays the info line by the read's
+    /// short limit, not by a call timeout per read, and says what it did not give.
+    @Test func aReadThatNeverAnswersDelaysNothingMuch() async throws {
+        let scenario = try Self.scenario(
+            "read-stall.json", #", "callFailures": {"ReadValue": [{"stall": true}]}"#)
+        defer { try? FileManager.default.removeItem(atPath: scenario) }
+        let result = try await HRMProcess.runUnderSim(scenario, ["watch", "--json", "--count", "2", "Polar"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = WatchBinaryTests.lines(result.stdout)
+        let missing = events.first { $0["code"] as? String == "info_unavailable" }
+        #expect((missing?["message"] as? String)?.contains("did not answer ReadValue within 3 s") == true)
+        #expect(events.filter { $0["type"] as? String == "measurement" }.count == 2)
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func time(_ predicate: ([String: Any]) -> Bool) -> Date? {
+            events.first(where: predicate).flatMap { $0["time"] as? String }.flatMap(format.date(from:))
+        }
+        let connected = try #require(time { $0["state"] as? String == "connected" })
+        let info = try #require(time { $0["type"] as? String == "info" })
+        // 3 s here; generous for a loaded machine, and well below the 10 s of one call timeout.
+        #expect(info.timeIntervalSince(connected) < 8, "info after \(info.timeIntervalSince(connected)) s")
+    }
+
+    /// Ctrl-C while reset-energy's write waits: not reset (exit 1, said so), and disconnected.
+    @Test func anInterruptedResetLeavesNoStrapConnected() async throws {
+        let log = WatchBinaryTests.temporary("write-stall.jsonl")
+        let scenario = try Self.scenario(
+            "write-stall.json", #", "callFailures": {"WriteValue": [{"stall": true}]}"#)
+        defer {
+            try? FileManager.default.removeItem(atPath: log)
+            try? FileManager.default.removeItem(atPath: scenario)
+        }
+        let (status, _, stderr) = try await Self.underSim(
+            scenario, log: log,
+            """
+            "$HRM" reset-energy Polar > "$OUT" 2> "$ERR" & pid=$!
+            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            for _ in $(seq 200); do grep -q call-stalled "$LOG_PATH" && break; sleep 0.05; done
+            kill -INT $pid; wait $pid; echo $? > "$STATUS"
+            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
+            """.replacingOccurrences(of: "$LOG_PATH", with: log))
+        #expect(status == 1, "\(stderr)")
+        #expect(stderr.contains("interrupted; the counter was not reset"), "\(stderr)")
+        #expect(try WatchBinaryTests.calls(log).last == "Disconnect", "the strap is not left connected")
+    }
+
     @Test(arguments: [["watch", ""], ["reset-energy", ""]])
     func anEmptyDeviceIsAUsageError(arguments: [String]) {
         #expect(throws: (any Error).self) { try HRM.parseAsRoot(arguments) }
