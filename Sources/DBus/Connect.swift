@@ -12,8 +12,9 @@ import Synchronization
 // connect(2) and the first bytes of the handshake, queued), and the rest runs as any other
 // traffic does: the connection's loop thread drives the handshake through its poll loop, Hello is
 // an ordinary pending call, and the unique name is handed to libdbus with
-// `dbus_bus_set_unique_name`, the asynchronous registration its documentation describes. The
-// deadline and cancellation then only have to stop that loop, which closes the socket.
+// `dbus_bus_set_unique_name`, the asynchronous registration its documentation describes. Hello's
+// deadline (the attempt's) is kept by the loop like any call's, and cancellation only has to stop
+// the loop; either closes the socket.
 //
 // What cannot be interrupted is connect(2) itself inside `dbus_connection_open_private` (and, for
 // tcp: addresses, the name lookup before it). An AF_UNIX connect blocks only while the listener's
@@ -44,11 +45,21 @@ final class ConnectAttempt: Sendable {
 
     let address: String
     let timeout: Duration
+    /// When the attempt gives up (monotonic nanoseconds).
+    let deadline: UInt64
     private let state = Mutex(State())
 
     init(address: String, timeout: Duration) {
         self.address = address
         self.timeout = timeout
+        let now = monotonicNanos()
+        let nanos = timeout.clampedNanoseconds
+        deadline = nanos > UInt64.max - now ? UInt64.max : now + nanos
+    }
+
+    /// The error for a deadline that passed; `step` is what the bus did not do in time.
+    func timedOut(_ step: String) -> DBusError {
+        DBusError(.connectionFailed, "the bus at \(address) \(step) within \(timeout.shortText)")
     }
 
     /// Waits for the outcome (at once if there is one already).
@@ -102,29 +113,20 @@ final class ConnectAttempt: Sendable {
         }
     }
 
-    /// The deadline passed. While the socket is still connecting the caller gets its error now;
-    /// once the loop runs, the loop says what did not happen (it alone may ask libdbus).
+    /// The deadline passed while the socket was still connecting (connect(2) blocked): the caller
+    /// gets its error now. Once the loop runs, the deadline is the loop's (Hello's deadline), which
+    /// needs no thread of Swift's pool to pass on time.
     func expire() {
-        let stillOpening = settle(
-            .failure(
-                DBusError(
-                    .connectionFailed,
-                    "the bus at \(address) did not accept the connection within \(timeout.shortText)")),
+        _ = settle(
+            .failure(timedOut("did not accept the connection")),
             when: { if case .opening = $0 { true } else { false } })
-        guard stillOpening == nil, case .registering(let core) = state.withLock({ $0.phase }) else { return }
-        core.execute { [self] in
-            let authenticated = dbus_connection_get_is_authenticated(core.connection) != 0
-            let what = authenticated ? "did not answer Hello" : "did not finish authentication"
-            let error = DBusError(
-                .connectionFailed, "the bus at \(address) \(what) within \(timeout.shortText)")
-            if finish(.failure(error)) { core.shutdown(DBusError.closed) }
-        }
     }
 }
 
 extension Core {
     /// Sends Hello (loop thread, before the loop runs): libdbus holds it until the handshake is
-    /// done. Its reply settles `attempt`; it has no deadline of its own, the attempt's is the one.
+    /// done. Its reply settles `attempt`, and so does its deadline, the attempt's: then what did not
+    /// happen in time is the handshake, or the answer to Hello.
     func register(_ attempt: ConnectAttempt) {
         assertOnLoopThread()
         let hello: OwnedMessage
@@ -137,7 +139,9 @@ extension Core {
             shutdown(DBusError.closed)
             return
         }
-        startCall(hello, timeout: UInt64.max, token: nextToken()) { [self] result in
+        let now = monotonicNanos()
+        let remaining = attempt.deadline > now ? attempt.deadline - now : 0
+        startCall(hello, timeout: remaining, token: nextToken()) { [self] result in
             assertOnLoopThread()
             let address = attempt.address
             switch result {
@@ -164,10 +168,13 @@ extension Core {
                 if !attempt.finish(.success((self, name))) { shutdown(DBusError.closed) }
             case .failure(let error):
                 let failure: DBusError
-                if error.code == .disconnected {
-                    // The bus closed the socket (a cancelled or expired attempt closes it too, but
-                    // that attempt is settled already and this error goes nowhere).
-                    let authenticated = dbus_connection_get_is_authenticated(connection) != 0
+                let authenticated = dbus_connection_get_is_authenticated(connection) != 0
+                if error.code == .noReply && monotonicNanos() >= attempt.deadline {
+                    failure = attempt.timedOut(
+                        authenticated ? "did not answer Hello" : "did not finish authentication")
+                } else if error.code == .disconnected {
+                    // The bus closed the socket (a cancelled attempt closes it too, but that
+                    // attempt is settled already and this error goes nowhere).
                     failure = DBusError(
                         .connectionFailed,
                         authenticated
@@ -223,7 +230,8 @@ extension Connection {
             Glibc.close(wakeFD)
             throw error
         }
-        let deadline = Task {
+        // Only for a connect(2) that blocks past the deadline: once the loop runs, it keeps Hello's.
+        let connectTimer = Task {
             try? await Task.sleep(for: min(timeout, .seconds(31_536_000)))
             if !Task.isCancelled { attempt.expire() }
         }
@@ -232,7 +240,7 @@ extension Connection {
         } onCancel: {
             attempt.cancel()
         }
-        deadline.cancel()
+        connectTimer.cancel()
         return try outcome.get()
     }
 }

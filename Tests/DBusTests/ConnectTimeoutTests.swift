@@ -22,7 +22,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) did not finish authentication within 500 ms")
-        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(5))
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(10))
         #expect(bus.accepted == 1)
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
@@ -32,7 +32,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message.contains("authentication") == true)
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(10))
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
 
@@ -41,7 +41,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus, timeout: .seconds(30))
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) closed the connection during authentication")
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(10))
     }
 
     @Test func helloNeverAnsweredTimesOut() async throws {
@@ -49,7 +49,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) did not answer Hello within 500 ms")
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(10))
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
 
@@ -59,7 +59,7 @@ private func failedConnect(
         #expect(error?.code == .connectionFailed)
         #expect(
             error?.message == "the bus at \(bus.address) closed the connection instead of answering Hello")
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(10))
     }
 
     /// connect(2) itself blocks (the listener's accept queue is full): the caller still gets its
@@ -70,7 +70,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) did not accept the connection within 500 ms")
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(10))
         bus.acceptNow()
         #expect(await bus.peersClosed(expected: 1), "the abandoned socket is closed once connected")
         bus.stop()
@@ -85,7 +85,7 @@ private func failedConnect(
         task.cancel()
         let error = await dbusError { try await task.value }
         #expect(error?.code == .cancelled)
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(5))
         bus.acceptNow()
         #expect(await bus.peersClosed(expected: 1), "the abandoned socket is closed once connected")
         bus.stop()
@@ -100,7 +100,7 @@ private func failedConnect(
         task.cancel()
         let error = await dbusError { try await task.value }
         #expect(error?.code == .cancelled)
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(5))
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
 
@@ -114,7 +114,7 @@ private func failedConnect(
         task.cancel()
         let error = await dbusError { try await task.value }
         #expect(error?.code == .cancelled)
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(5))
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
 
@@ -130,14 +130,14 @@ private func failedConnect(
         #expect(bus.accepted == 0)
     }
 
-    /// Failed attempts of every kind leave no socket, descriptor or loop thread behind. The
-    /// sockets are checked exactly (the hostile bus sees each one closed); other tests run
-    /// meanwhile, so descriptors and threads are counted generously: a leak would be one per
-    /// attempt, 40 here, and the margin is 12.
+    /// Failed attempts of every kind leave no socket, eventfd or loop thread behind. The sockets
+    /// are checked exactly (the hostile bus sees each one closed); other tests run meanwhile, so
+    /// sockets, eventfds and loop threads of the whole process are counted generously: a leak
+    /// would be one per attempt, 40 here, and the margin is 12.
     @Test func failedAttemptsLeakNothing() async throws {
         let attempts = 8
         let margin = 12
-        let fdsBefore = openFDs()
+        let fdsBefore = socketsAndEventFDs()
         let loopsBefore = loopThreads()
         let silent = try HostileBus(.silent)
         let hello = try HostileBus(.authenticateThenSilent)
@@ -160,16 +160,17 @@ private func failedConnect(
         #expect(await hello.peersClosed(expected: attempts))
         for bus in [silent, hello, closing, blocked] { bus.stop() }
         #expect(
-            await eventually { openFDCount() <= fdsBefore.count + margin },
-            "descriptors: \(fdsBefore) before, \(openFDs()) after \(5 * attempts) failed attempts")
+            await eventually { socketsAndEventFDs().count <= fdsBefore.count + margin },
+            "sockets and eventfds: \(fdsBefore) before, \(socketsAndEventFDs()) after \(5 * attempts) attempts"
+        )
         #expect(
             await eventually { loopThreads().count <= loopsBefore.count + margin },
-            "loop threads: \(loopsBefore) before, \(loopThreads()) after \(5 * attempts) failed attempts")
+            "loop threads: \(loopsBefore) before, \(loopThreads()) after \(5 * attempts) attempts")
     }
 
     @Test func realBusStillConnects() async throws {
         try await withBus { bus in
-            let connection = try await Connection(address: bus.address, timeout: .seconds(5))
+            let connection = try await Connection(address: bus.address, timeout: .seconds(30))
             #expect(connection.uniqueName.isUnique)
             #expect(await connection.canPassUnixFDs)
             let owner = try await connection.nameOwner(connection.uniqueName)

@@ -272,17 +272,15 @@ private final class HostileListener: Sendable {
 
 }
 
-/// Open file descriptors of this process.
-func openFDCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
-}
-
-/// What the open descriptors of this process are (`socket:[123]`, `anon_inode:[eventfd]`...).
-func openFDs() -> [String] {
+/// This process's open sockets and eventfds (`12=socket:[345]`), what a failed connect could
+/// leak; other descriptors (files other tests hold) are left out.
+func socketsAndEventFDs() -> [String] {
     let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return fds.sorted().map { fd in
-        "\(fd)="
-            + ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "?")
+    return fds.sorted().compactMap { fd in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
+            target.hasPrefix("socket:") || target == "anon_inode:[eventfd]"
+        else { return nil }
+        return "\(fd)=\(target)"
     }
 }
 
