@@ -1,5 +1,7 @@
+#define _GNU_SOURCE
 #include "cdbus_shims.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 
@@ -27,3 +29,5 @@ const char *cdbus_error_name(const DBusError *error) { return error->name; }
 const char *cdbus_error_message(const DBusError *error) { return error->message; }
 
 int cdbus_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+void cdbus_set_thread_name(const char *name) { (void)pthread_setname_np(pthread_self(), name); }

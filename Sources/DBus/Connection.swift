@@ -14,73 +14,38 @@ public final class Connection: Sendable {
     public let uniqueName: BusName
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/dbus/x`) and
-    /// registers with it (`Hello`).
-    public init(address: String) async throws(DBusError) {
+    /// registers with it (`Hello`). Throws `.connectionFailed` if the bus cannot be reached, or does
+    /// not finish authentication and answer Hello within `timeout` (the message says which step it
+    /// did not finish), and `.cancelled` at once if the task is cancelled meanwhile. A failed attempt
+    /// closes its socket and ends its thread, except in one case libdbus gives no way out of: if
+    /// connect(2) itself is still blocked (an AF_UNIX listener whose accept queue is full, a tcp
+    /// peer that does not answer), that thread stays until connect(2) returns, then closes what it
+    /// got (see Connect.swift).
+    public init(address: String, timeout: Duration = .seconds(10)) async throws(DBusError) {
         guard !address.isEmpty, !address.utf8.contains(0) else {
             throw DBusError(.connectionFailed, "invalid D-Bus address \(address.debugDescription)")
         }
         Connection.initialiseLibrary
-        let wakeFD = cdbus_eventfd()
-        guard wakeFD >= 0 else { throw DBusError(.noMemory, "cannot create an eventfd (errno \(errno))") }
-        let result: Result<(Core, String), DBusError> = await withCheckedContinuation { continuation in
-            do {
-                try LoopThread.start {
-                    let opened: OpaquePointer
-                    let name: String
-                    do {
-                        opened = try withDBusError("connect to \(address)", failureCode: .connectionFailed) {
-                            dbus_connection_open_private(address, $0)
-                        }
-                        dbus_connection_set_exit_on_disconnect(opened, 0)
-                        do {
-                            _ = try withDBusError(
-                                "register with the bus at \(address)", failureCode: .connectionFailed
-                            ) {
-                                dbus_bus_register(opened, $0) != 0 ? true : nil
-                            }
-                            name = dbus_bus_get_unique_name(opened).map { String(cString: $0) } ?? ""
-                        } catch {
-                            dbus_connection_close(opened)
-                            dbus_connection_unref(opened)
-                            throw error
-                        }
-                    } catch let error as DBusError {
-                        Glibc.close(wakeFD)
-                        continuation.resume(returning: .failure(error))
-                        return
-                    } catch {
-                        Glibc.close(wakeFD)
-                        continuation.resume(returning: .failure(DBusError(.connectionFailed, "\(error)")))
-                        return
-                    }
-                    let core = Core(connection: opened, wakeFD: wakeFD)
-                    continuation.resume(returning: .success((core, name)))
-                    core.run()
-                }
-            } catch {
-                Glibc.close(wakeFD)
-                continuation.resume(
-                    returning: .failure(error as? DBusError ?? DBusError(.noMemory, "\(error)")))
-            }
-        }
-        let (core, name) = try result.get()
+        let (core, name) = try await Connection.open(address: address, timeout: timeout)
         self.core = core
         self.executor = LoopTaskExecutor(core: core)
         self.uniqueName = (try? BusName(name)) ?? BusName(unchecked: ":unknown")
     }
 
-    /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else `/var/run/dbus/system_bus_socket`).
-    public static func system() async throws(DBusError) -> Connection {
+    /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else `/var/run/dbus/system_bus_socket`); `timeout`
+    /// as for `init(address:timeout:)`.
+    public static func system(timeout: Duration = .seconds(10)) async throws(DBusError) -> Connection {
         try await Connection(
-            address: address(from: "DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket")
+            address: address(from: "DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket",
+            timeout: timeout)
     }
 
-    /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
-    public static func session() async throws(DBusError) -> Connection {
+    /// The session bus (`DBUS_SESSION_BUS_ADDRESS`); `timeout` as for `init(address:timeout:)`.
+    public static func session(timeout: Duration = .seconds(10)) async throws(DBusError) -> Connection {
         guard let address = address(from: "DBUS_SESSION_BUS_ADDRESS") else {
             throw DBusError(.connectionFailed, "DBUS_SESSION_BUS_ADDRESS is not set")
         }
-        return try await Connection(address: address)
+        return try await Connection(address: address, timeout: timeout)
     }
 
     private static func address(from variable: String) -> String? {
@@ -115,7 +80,9 @@ public final class Connection: Sendable {
         get async {
             let core = self.core
             return await withCheckedContinuation { c in
-                if !core.execute({ c.resume(returning: core.canPassFDs) }) { c.resume(returning: false) }
+                if !core.execute({ c.resume(returning: core.canPassFDs.load(ordering: .acquiring)) }) {
+                    c.resume(returning: false)
+                }
             }
         }
     }

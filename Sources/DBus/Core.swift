@@ -33,7 +33,8 @@ final class Core: @unchecked Sendable {
     let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     /// Calls waiting for replies; shared by senders and the loop.
     let calls = Mutex(Calls())
-    let canPassFDs: Bool
+    /// Whether unix fds can be passed: agreed during authentication, so set once Hello is answered.
+    let canPassFDs = Atomic<Bool>(false)
 
     // Loop-confined state: only methods that call `assertOnLoopThread()` touch it.
     let threadID: pthread_t
@@ -54,7 +55,6 @@ final class Core: @unchecked Sendable {
         self.connection = connection
         self.wakeFD = wakeFD
         self.threadID = pthread_self()
-        self.canPassFDs = dbus_connection_can_send_type(connection, Int32(CDBUS_TYPE_UNIX_FD)) != 0
     }
 
     var onLoopThread: Bool { pthread_equal(pthread_self(), threadID) != 0 }

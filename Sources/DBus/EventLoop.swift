@@ -73,6 +73,8 @@ enum LoopThread {
             { arg in
                 guard let arg else { return nil }
                 let box = Unmanaged<Box>.fromOpaque(arg).takeRetainedValue()
+                // Named, or it would carry the name of whichever thread started it.
+                cdbus_set_thread_name("dbus-loop")
                 box.body()
                 return nil
             }, box)

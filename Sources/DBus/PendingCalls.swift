@@ -42,7 +42,7 @@ extension Core {
     }
 
     private func checkFDs(_ message: OwnedMessage) throws(DBusError) {
-        if !canPassFDs && dbus_message_contains_unix_fds(message.pointer) != 0 {
+        if !canPassFDs.load(ordering: .acquiring) && dbus_message_contains_unix_fds(message.pointer) != 0 {
             throw DBusError(.notSupported, "this connection cannot pass unix fds")
         }
     }
