@@ -16,9 +16,16 @@ enum StandardOutput {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// One diagnostic line on stderr.
+    /// One diagnostic on stderr: a line, or the few lines hrm joined with "\n" (a hint, a caret).
+    ///
+    /// Callers sanitise the outside text they embed (`TerminalText`: escaped, line breaks
+    /// included, and capped). As a second line of defence every line is escaped here too, so that
+    /// no control character reaches the terminal through a message whose caller forgot; what is
+    /// already sanitised passes unchanged.
     static func diagnostic(_ text: String) {
-        var line = text
+        var line = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TerminalText.sanitised(String($0), limit: .max) }
+            .joined(separator: "\n")
         line += "\n"
         line.withUTF8 { buffer in _ = writeAll(STDERR_FILENO, buffer) }
     }
