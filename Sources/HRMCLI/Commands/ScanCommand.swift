@@ -26,7 +26,9 @@ public struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "List every Bluetooth LE device, not only heart-rate monitors.")
     public var all = false
 
-    @Option(help: "How long to scan: seconds, or with a unit (30s, 2m).")
+    @Option(
+        parsing: .unconditional, help: "How long to scan: seconds, or with a unit (30s, 2m). Default: 10.",
+        transform: Seconds.parsing)
     public var timeout: Seconds = SearchOptions.defaultScanTimeout
 
     @OptionGroup public var bluetooth: AdapterOptions

@@ -15,7 +15,12 @@ public struct AdapterOptions: ParsableArguments, Sendable {
 
 /// How long to look for the device a command names (`watch`, `reset-energy`).
 public struct SearchOptions: ParsableArguments, Sendable {
-    @Option(help: "How long to look for the device: seconds, or with a unit (30s, 2m).")
+    /// `.unconditional`: a value that starts with a dash (`-1`) is this option's value, and gets
+    /// the message that says what is accepted instead of "Missing value".
+    @Option(
+        parsing: .unconditional,
+        help: "How long to look for the device: seconds, or with a unit (30s, 2m). Default: 10.",
+        transform: Seconds.parsing)
     public var scanTimeout: Seconds = Self.defaultScanTimeout
 
     static let defaultScanTimeout: Seconds = {

@@ -16,8 +16,21 @@ public struct Seconds: Sendable, Hashable, CustomStringConvertible, ExpressibleB
     }
 
     public init?(argument: String) {
-        guard let value = Self.parse(argument), let seconds = try? Seconds(value) else { return nil }
+        guard let seconds = try? Self.parsing(argument) else { return nil }
         self = seconds
+    }
+
+    /// What every time option accepts, for its usage error.
+    static let rule =
+        "give a number of seconds above 0 (10, 2.5), or with a unit (30s, 45m, 2h), at most a week"
+
+    /// `text` as a time, or the usage error that says what is accepted: the transform of every
+    /// time option (`@Option(parsing: .unconditional, transform: Seconds.parsing)`), so that
+    /// `--timeout inf` and `--timeout -1` are told why instead of only that they are invalid.
+    public static func parsing(_ text: String) throws(ValidationError) -> Seconds {
+        guard let value = parse(text), value.isFinite, value > 0 else { throw ValidationError(rule) }
+        guard value <= ceiling else { throw ValidationError("at most a week (604800 s, 168h)") }
+        return try Seconds(value)
     }
 
     /// `10`, `2.5`, `30s`, `45m`, `1.5h` in seconds; nil for anything else.

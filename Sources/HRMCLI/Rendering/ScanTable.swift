@@ -25,7 +25,13 @@ struct ScanTable {
 
     static func line(_ device: DiscoveredDevice) -> String {
         let rssi = device.rssi.map { "\($0) dBm" } ?? "? dBm"
-        return "\(device.address)  \(rssi.leftPadded(8))  \(device.displayName ?? "(no name)")"
+        return "\(device.address)  \(rssi.leftPadded(8))  \(name(device))"
+    }
+
+    /// The device's name as the table prints it: any advertiser chooses its own, so it is
+    /// sanitised (control characters escaped, the length capped).
+    static func name(_ device: DiscoveredDevice) -> String {
+        device.displayName.map { TerminalText.sanitised($0, limit: TerminalText.nameLimit) } ?? "(no name)"
     }
 
     /// A bar of up to 5 blocks: -100 dBm or less is empty, -50 or more is full.
@@ -62,7 +68,7 @@ struct ScanTable {
         for device in sorted {
             let rssi = device.rssi.map { "\($0) dBm" } ?? "?"
             lines.append(
-                "\(device.address)  \(Self.bar(device.rssi)) \(rssi.leftPadded(8))  \(device.displayName ?? "(no name)")"
+                "\(device.address)  \(Self.bar(device.rssi)) \(rssi.leftPadded(8))  \(Self.name(device))"
             )
         }
         // Move up over the previous table and draw the new one.

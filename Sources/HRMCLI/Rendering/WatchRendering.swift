@@ -45,12 +45,12 @@ struct TextLinesRenderer: EventRenderer {
                     address: event.device, name: name, location: location, battery: battery,
                     manufacturer: manufacturer, model: model) + "\n"
         case .status(let state, let detail):
-            return "\(clock)  -- \(state.rawValue)" + (detail.map { ": \($0)" } ?? "") + "\n"
+            return "\(clock)  -- \(WatchText.status(state, detail))\n"
         case .battery(let percent):
             return "\(clock)  battery \(percent) %\n"
         case .device(let name, let rssi, _, _):
-            return
-                "\(clock)  found \(event.device ?? "?") \(name ?? "(no name)") \(rssi.map { "\($0) dBm" } ?? "")\n"
+            let shown = name.map { TerminalText.sanitised($0, limit: TerminalText.nameLimit) } ?? "(no name)"
+            return "\(clock)  found \(event.device ?? "?") \(shown) \(rssi.map { "\($0) dBm" } ?? "")\n"
         case .error:
             return nil  // on stderr
         }
@@ -89,7 +89,7 @@ struct LiveRenderer: EventRenderer {
             return scroll(line)
         case .status(let state, let detail):
             if state != .connected { latest = nil }
-            return scroll(paint("-- \(state.rawValue)" + (detail.map { ": \($0)" } ?? ""), dim: true))
+            return scroll(paint("-- \(WatchText.status(state, detail))", dim: true))
         case .device, .error:
             return nil
         }
@@ -133,6 +133,9 @@ struct LiveRenderer: EventRenderer {
     }
 }
 
+/// Watch's lines for people. Names, makers, models and status details come from the strap or from
+/// bluetoothd, so they are printed through `TerminalText` (escaped, capped); JSON carries them
+/// exactly.
 enum WatchText {
     /// `Polar H10 (D2:4B:7E:10:20:30): chest, battery 87 %, Polar Electro Oy H10`
     static func info(
@@ -142,9 +145,19 @@ enum WatchText {
         var facts: [String] = []
         if let location { facts.append("worn on the \(location.text)") }
         if let battery { facts.append("battery \(battery) %") }
-        let maker = [manufacturer, model].compactMap { $0 }.joined(separator: " ")
+        let maker = [manufacturer, model].compactMap { $0 }.map(shown).joined(separator: " ")
         if !maker.isEmpty { facts.append(maker) }
-        let who = "\(name ?? "(no name)") (\(address ?? "?"))"
+        let who = "\(name.map(shown) ?? "(no name)") (\(address ?? "?"))"
         return facts.isEmpty ? who : "\(who): \(facts.joined(separator: ", "))"
+    }
+
+    /// `disconnected: le-connection-abort-by-local; retrying in 0.5 seconds`
+    static func status(_ state: MonitorEvent.State, _ detail: String?) -> String {
+        guard let detail else { return state.rawValue }
+        return "\(state.rawValue): \(TerminalText.sanitised(detail, limit: TerminalText.messageLimit))"
+    }
+
+    private static func shown(_ text: String) -> String {
+        TerminalText.sanitised(text, limit: TerminalText.nameLimit)
     }
 }

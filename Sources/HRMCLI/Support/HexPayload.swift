@@ -11,10 +11,28 @@ enum HexPayload {
 
         var description: String { "\(reason) at column \(column)" }
 
-        /// The text with a caret under the offending column, for a terminal.
-        func pointing(into text: String, indent: String = "  ") -> String {
-            let pad = String(repeating: " ", count: max(column - 1, 0))
-            return "\(indent)\(text)\n\(indent)\(pad)^"
+        /// The text around the offending column with a caret under it, for a terminal: at most
+        /// `context` characters either side (`…` where the text goes on), control characters
+        /// escaped (`TerminalText`), so that a line of 50 MB is not echoed whole, nor a line of
+        /// input allowed to drive the terminal.
+        func pointing(into text: String, indent: String = "  ", context: Int = 40) -> String {
+            let scalars = text.unicodeScalars
+            let bad = max(column - 1, 0)
+            func index(_ from: String.UnicodeScalarView.Index, _ distance: Int)
+                -> String.UnicodeScalarView.Index
+            {
+                scalars.index(from, offsetBy: distance, limitedBy: scalars.endIndex) ?? scalars.endIndex
+            }
+            let start = index(scalars.startIndex, max(bad - context, 0))
+            let offending = index(start, min(bad, context))
+            let end = index(offending, context + 1)
+            func shown(_ range: Range<String.UnicodeScalarView.Index>) -> String {
+                TerminalText.sanitised(String(scalars[range]), limit: .max)
+            }
+            let before = (start > scalars.startIndex ? "…" : "") + shown(start..<offending)
+            let after = shown(offending..<end) + (end < scalars.endIndex ? "…" : "")
+            let pad = String(repeating: " ", count: before.count)
+            return "\(indent)\(before)\(after)\n\(indent)\(pad)^"
         }
     }
 

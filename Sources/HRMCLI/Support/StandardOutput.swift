@@ -16,9 +16,16 @@ enum StandardOutput {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// One diagnostic line on stderr.
+    /// One diagnostic on stderr: a line, or the few lines hrm joined with "\n" (a hint, a caret).
+    ///
+    /// Callers sanitise the outside text they embed (`TerminalText`: escaped, line breaks
+    /// included, and capped). As a second line of defence every line is escaped here too, so that
+    /// no control character reaches the terminal through a message whose caller forgot; what is
+    /// already sanitised passes unchanged.
     static func diagnostic(_ text: String) {
-        var line = text
+        var line = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TerminalText.sanitised(String($0), limit: .max) }
+            .joined(separator: "\n")
         line += "\n"
         line.withUTF8 { buffer in _ = writeAll(STDERR_FILENO, buffer) }
     }
@@ -26,26 +33,43 @@ enum StandardOutput {
     /// True when stdout is a terminal (for live displays and colour).
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    /// Writes every byte, retrying short writes and EINTR. Returns false on any other failure.
-    static func writeAll(_ fd: Int32, _ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard var pointer = buffer.baseAddress else { return true }
+    /// Writes every byte, retrying short writes and EINTR. Returns 0, or the errno of the write
+    /// that failed (taken at once: anything called after a failed write may change `errno`).
+    @discardableResult
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard var pointer = buffer.baseAddress else { return 0 }
         var remaining = buffer.count
         while remaining > 0 {
             let written = write(fd, pointer, remaining)
             if written < 0 {
-                if errno == EINTR { continue }
-                return false
+                let code = errno
+                if code == EINTR { continue }
+                return code
             }
             pointer += written
             remaining -= written
         }
-        return true
+        return 0
     }
 
-    static func exitAfterWriteFailure() -> Never {
-        if errno == EPIPE { exit(0) }
-        diagnostic("hrm: cannot write to standard output (errno \(errno))")
+    /// Ends hrm after a write to stdout failed with `code`: quietly for a closed pipe, else with
+    /// the reason in words. A closed stdout (`>&-`) shows as EBADF, or as EINVAL when the runtime
+    /// has since opened something of its own (an epoll) as descriptor 1.
+    static func exitAfterWriteFailure(_ code: Int32) -> Never {
+        if code == EPIPE { exit(0) }
+        let hint =
+            code == EBADF || code == EINVAL
+            ? "\n  hint: is standard output closed (>&-)? To discard the output, send it to /dev/null" : ""
+        diagnostic("hrm: cannot write to standard output: \(Errno.text(code))\(hint)")
         exit(74)  // EX_IOERR
+    }
+}
+
+/// An errno in words, for messages: `Bad file descriptor`, not `errno 9`.
+enum Errno {
+    static func text(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
     }
 }
 
@@ -87,13 +111,13 @@ final class LineWriter {
     func flush() {
         guard !buffer.isEmpty else { return }
         guard !closed else { return buffer.removeAll(keepingCapacity: true) }
-        let ok = buffer.withUnsafeBufferPointer { StandardOutput.writeAll(fd, $0) }
+        let failure = buffer.withUnsafeBufferPointer { StandardOutput.writeAll(fd, $0) }
         buffer.removeAll(keepingCapacity: true)
-        guard !ok else { return }
-        if errno == EPIPE && !exitWhenClosed {
+        guard failure != 0 else { return }
+        if failure == EPIPE && !exitWhenClosed {
             closed = true
         } else {
-            StandardOutput.exitAfterWriteFailure()
+            StandardOutput.exitAfterWriteFailure(failure)
         }
     }
 }

@@ -28,26 +28,83 @@ struct StateStore {
 
     var lastDevicePath: String { directory + "/last-device" }
 
+    /// The most `last-device` may hold: an address and a newline are 18 bytes; a bigger file is
+    /// not one hrm wrote, and is not read.
+    static let sizeLimit = 256
+
     /// The remembered address, if any (a missing or unreadable file is simply no memory).
+    ///
+    /// Whatever sits at the path, this returns at once: the file is opened without blocking (a
+    /// FIFO would block `open` for good, deaf to Ctrl-C) and without following a symlink, and it
+    /// is read only when it is a regular file of at most `sizeLimit` bytes.
     func lastDevice() -> String? {
-        guard let file = fopen(lastDevicePath, "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let trimmed = text.trimmingSpaces
+        let fd = open(lastDevicePath, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= Self.sizeLimit
+        else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Self.sizeLimit + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return 0 }
+                return read(fd, base + count, buffer.count - count)
+            }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            count += got
+        }
+        // It grew past the limit since fstat: not a file hrm wrote.
+        guard count <= Self.sizeLimit else { return nil }
+        let line = bytes[..<count].prefix { $0 != UInt8(ascii: "\n") }
+        let trimmed = String(decoding: line, as: UTF8.self).trimmingSpaces
         return trimmed.isEmpty ? nil : trimmed
     }
 
-    /// Remembers `address`; returns false (and hrm goes on) when the state directory cannot be written.
+    /// Remembers `address`; returns false (and hrm goes on) when the state directory cannot be
+    /// written or `last-device` is something other than a regular file (a directory, a FIFO, a
+    /// symlink: left alone).
+    ///
+    /// The address goes to `last-device.tmp`, created afresh (`O_EXCL | O_NOFOLLOW`: a file or a
+    /// symlink already there is removed first, never written through), then renamed over
+    /// `last-device`. On every failure the temporary is removed.
     @discardableResult
     func remember(_ address: String) -> Bool {
         guard makeDirectories(directory) else { return false }
+        var status = stat()
+        if lstat(lastDevicePath, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFREG else { return false }
+        } else if errno != ENOENT {
+            return false
+        }
         let temporary = lastDevicePath + ".tmp"
-        guard let file = fopen(temporary, "w") else { return false }
-        let ok = fputs(address + "\n", file) >= 0
-        fclose(file)
-        return ok && rename(temporary, lastDevicePath) == 0
+        guard let fd = createAfresh(temporary) else { return false }
+        var text = address + "\n"
+        let written = text.withUTF8 { StandardOutput.writeAll(fd, $0) }
+        let closed = close(fd)
+        guard written == 0, closed == 0, rename(temporary, lastDevicePath) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// A new file at `path`, opened for writing; a regular file or a symlink already there (a run
+    /// that crashed, or a trap) is removed once and the creation tried again.
+    private func createAfresh(_ path: String) -> Int32? {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        for attempt in 0..<2 {
+            let fd = open(path, flags, 0o600)
+            if fd >= 0 { return fd }
+            guard errno == EEXIST, attempt == 0 else { return nil }
+            var status = stat()
+            guard lstat(path, &status) == 0,
+                status.st_mode & S_IFMT == S_IFREG || status.st_mode & S_IFMT == S_IFLNK,
+                unlink(path) == 0
+            else { return nil }
+        }
+        return nil
     }
 
     private func makeDirectories(_ path: String) -> Bool {
