@@ -46,11 +46,13 @@ public actor BlueZClient {
         let connection: Connection
         do throws(DBusError) {
             if let address {
-                connection = try await Connection(address: address)
+                connection = try await Connection(address: address, timeout: timeout)
             } else {
-                connection = try await Connection.system()
+                connection = try await Connection.system(timeout: timeout)
             }
         } catch {
+            // Ctrl-C while connecting is a stop asked for, not a bus that is unavailable.
+            if error.code == .cancelled { throw BlueZError(error, call: "connecting to the system bus") }
             throw BlueZError(
                 .disconnected, "cannot connect to the system bus: \(error.message)",
                 dbusName: error.name.rawValue)

@@ -123,7 +123,10 @@ extension Connection {
             destination: destination, path: path, interface: .objectManager, member: "GetManagedObjects",
             timeout: timeout)
         try reply.expectSignature("a{oa{sa{sv}}}")
-        return try reply.body[0].managedObjects()
+        guard let objects = reply.body.first else {
+            throw DBusError(.typeMismatch, "GetManagedObjects replied with nothing")
+        }
+        return try objects.managedObjects()
     }
 
     /// PropertiesChanged signals from `sender` at `path` (or under `pathNamespace`), optionally for

@@ -56,7 +56,27 @@ import Testing
 
     @Test func durationsBecomeDurations() throws {
         let watch = try #require(try HRM.parseAsRoot(["watch", "--duration", "45m"]) as? WatchCommand)
-        #expect(watch.duration?.duration == .seconds(2700))
+        #expect(watch.limits.duration?.duration == .seconds(2700))
         #expect(watch.search.scanTimeout.value == 10)
+    }
+}
+
+@Suite struct WatchLimitMessageTests {
+    /// A negative value is the option's (not "Missing value"), and the message says what is
+    /// allowed.
+    @Test(arguments: [
+        (["watch", "--count", "-1"], "--count must be at least 1"),
+        (["watch", "--duration", "-5"], "give a number of seconds above 0"),
+        (["watch", "--duration", "inf"], "give a number of seconds above 0"),
+    ])
+    func negativeLimitsGetTheRealMessage(arguments: [String], expected: String) {
+        do {
+            _ = try HRM.parseAsRoot(arguments)
+            Issue.record("\(arguments) parsed")
+        } catch {
+            let text = HRM.message(for: error)
+            #expect(text.contains(expected), "\(text)")
+            #expect(!text.contains("Missing value"), "\(text)")
+        }
     }
 }

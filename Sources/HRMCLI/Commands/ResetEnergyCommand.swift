@@ -81,9 +81,9 @@ struct EnergyReset: Sendable {
             throw BlueZError(.bluez, "the device has no Heart Rate Control Point")
         }
         try await client.write(characteristic, HeartRateControlPoint.resetEnergyExpended.encoded)
-        print(
-            "energy expended reset on \(target.displayName ?? target.address.description) (\(target.address))"
-        )
+        let name = TerminalText.sanitised(
+            target.displayName ?? target.address.description, limit: TerminalText.nameLimit)
+        print("energy expended reset on \(name) (\(target.address))")
         return 0
     }
 

@@ -25,11 +25,7 @@ public struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup public var output: OutputOptions
 
-    @Option(help: "Stop after this many measurements.")
-    public var count: Int?
-
-    @Option(help: "Stop after this long: seconds, or with a unit (90s, 45m, 2h).")
-    public var duration: Seconds?
+    @OptionGroup public var limits: LimitOptions
 
     @OptionGroup public var bluetooth: AdapterOptions
 
@@ -41,7 +37,6 @@ public struct WatchCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if device?.isEmpty == true {
             throw ValidationError("DEVICE must not be empty: it would match any strap")
         }
@@ -50,7 +45,7 @@ public struct WatchCommand: AsyncParsableCommand {
     public func run() async throws {
         StandardOutput.prepare()
         let options = WatchOptions(
-            device: device, format: output.chosen, limits: RunLimits(count: count, duration: duration),
+            device: device, format: output.chosen, limits: limits.runLimits,
             bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout)
         let status = await WatchSession(options: options).run()
         if status != 0 { throw ExitCode(status) }

@@ -48,7 +48,8 @@ final class StdoutSink: EventSink {
 
     func receive(_ event: MonitorEvent) {
         if case .error(_, let message, let hex) = event.kind, format != .json || hex == nil {
-            StandardOutput.diagnostic("hrm \(command): \(message)" + (hex.map { " (\($0))" } ?? ""))
+            let shown = TerminalText.sanitised(message, limit: TerminalText.messageLimit)
+            StandardOutput.diagnostic("hrm \(command): \(shown)" + (hex.map { " (\($0))" } ?? ""))
         }
         let open = state.withLock { state in
             // The renderers end their lines themselves (a live line has none); every event goes
