@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ public final class PrivateBus: Sendable {
             fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC) == 0
         else {
             try? FileManager.default.removeItem(at: directory)
-            throw StartError(description: "cannot create a pipe: errno \(errno)")
+            throw StartError(description: "cannot create a pipe: \(systemErrorText())")
         }
         defer { close(pipeFDs[0]) }
         let daemon: ChildProcess

@@ -289,7 +289,7 @@ extension Simulator {
     /// when there is none to write to and watch) and the client's.
     static func descriptors(_ kind: Scenario.AcquiredDescriptor) throws -> (ours: Int32?, theirs: Int32) {
         var pair: [Int32] = [-1, -1]
-        func fail(_ what: String) -> DBusError { BlueZError.failed("\(what): errno \(errno)") }
+        func fail(_ what: String) -> DBusError { BlueZError.failed("\(what): \(systemErrorText())") }
         switch kind {
         case .seqpacket, .stream:
             let type = kind == .seqpacket ? SOCK_SEQPACKET : SOCK_STREAM

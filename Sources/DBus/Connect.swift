@@ -200,7 +200,9 @@ extension Connection {
             throw DBusError(.cancelled, "connecting to the bus at \(address) was cancelled")
         }
         let wakeFD = cdbus_eventfd()
-        guard wakeFD >= 0 else { throw DBusError(.noMemory, "cannot create an eventfd (errno \(errno))") }
+        guard wakeFD >= 0 else {
+            throw DBusError(.noMemory, "cannot create an eventfd: \(systemErrorText())")
+        }
         let attempt = ConnectAttempt(address: address, timeout: timeout)
         do throws(DBusError) {
             try LoopThread.start {

@@ -206,7 +206,7 @@ public final class UnixFD: Sendable, Equatable, CustomStringConvertible {
     public convenience init(duplicating descriptor: Int32) throws(DBusError) {
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else {
-            throw DBusError(.invalidValue, "cannot duplicate fd \(descriptor): errno \(errno)")
+            throw DBusError(.invalidValue, "cannot duplicate fd \(descriptor): \(systemErrorText())")
         }
         self.init(taking: copy)
     }
