@@ -75,12 +75,14 @@ import Testing
         #expect(last?["code"] as? String == "disconnected")
     }
 
-    static func scenario(_ name: String, _ device: String, policy: String = "open") throws -> String {
+    static func scenario(
+        _ name: String, _ device: String, policy: String = "open", interval: Double = 0.2
+    ) throws -> String {
         let path = WatchBinaryTests.temporary(name)
         try """
         {"busPolicy": "\(policy)",
          "devices": [{"address": "D2:4B:7E:10:20:30", "name": "Polar H10", "uuids": ["180d"], "known": true,
-                      "heartRate": {"interval": 0.2}\(device)}]}
+                      "heartRate": {"interval": \(interval)}\(device)}]}
         """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -129,6 +131,33 @@ import Testing
         #expect(status == 1, "\(stderr)")
         #expect(stderr.contains("interrupted; the counter was not reset"), "\(stderr)")
         #expect(try WatchBinaryTests.calls(log).last == "Disconnect", "the strap is not left connected")
+    }
+
+    /// Stdout that nobody reads (a full pipe) must not keep Ctrl-C from working: hrm releases,
+    /// disconnects and exits, even though its last lines cannot be written.
+    @Test(arguments: [true])
+    func aStalledReaderDoesNotBlockTheStop(acquire: Bool) async throws {
+        let log = WatchBinaryTests.temporary("stalled-reader.jsonl")
+        let scenario = try Self.scenario(
+            "stalled-reader.json", #", "acquireNotify": \#(acquire)"#, interval: 0.005)
+        let fifo = WatchBinaryTests.temporary("fifo")
+        defer {
+            for path in [log, scenario, fifo] { try? FileManager.default.removeItem(atPath: path) }
+        }
+        let (status, _, stderr) = try await Self.underSim(
+            scenario, log: log,
+            """
+            mkfifo '\(fifo)'; exec 3<>'\(fifo)'
+            "$HRM" watch --json Polar > '\(fifo)' 2> "$ERR" & pid=$!
+            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            # 600 lines are more than the pipe holds: hrm is blocked writing by then.
+            for _ in $(seq 300); do [ "$(grep -c '"notify"' '\(log)')" -ge 600 ] && break; sleep 0.1; done
+            kill -TERM $pid; wait $pid; echo $? > "$STATUS"
+            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
+            """)
+        #expect(status == 0, "\(stderr)")
+        let calls = try WatchBinaryTests.calls(log)
+        #expect(calls.last == "Disconnect", "\(calls.suffix(3))")
     }
 
     @Test(arguments: [["watch", ""], ["reset-energy", ""]])

@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A stage every event of a session passes through, in order, before any sink sees it: counts
 /// today, HRV and zones next. It lives for the whole session, across reconnects.
 ///
@@ -42,6 +48,23 @@ final class EventPipeline: Sendable {
     func send(_ event: MonitorEvent) {
         stages.withLock { stages in
             Self.run(event, from: 0, stages.processors, stages.sinks)
+        }
+    }
+
+    /// As `send`, for the last events of a session (its final status), which must not keep hrm
+    /// from exiting: when a sink is stuck (a write to a stdout nobody reads holds the pipeline),
+    /// waits for it `limit` at most, then drops the event. Returns whether it was sent.
+    @discardableResult
+    func send(_ event: MonitorEvent, waitingAtMost limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let sent = stages.withLockIfAvailable { stages -> Bool in
+                Self.run(event, from: 0, stages.processors, stages.sinks)
+                return true
+            }
+            if sent == true { return true }
+            if ContinuousClock.now >= deadline { return false }
+            usleep(10_000)
         }
     }
 

@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The first sink: renders events and writes them to stdout at once, on the sender's thread (a
 /// measurement on the thread that received it: its latency is what `make bench-watch` measures).
 /// One lock keeps the renderer's state (live line, sparkline) and the output in order.
@@ -60,11 +66,19 @@ final class StdoutSink: EventSink {
         if !open { closed() }
     }
 
-    /// The renderer's last words (restoring a live display), then everything flushed.
+    /// The renderer's last words (restoring a live display), then everything flushed; given up
+    /// after 2 s when a write is stuck (stdout that nobody reads), so that hrm can still exit.
     func finish() async {
-        state.withLock { state in
-            if let text = state.renderer.finish() { state.output.raw(text) }
-            state.output.flush()
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline {
+            let done = state.withLockIfAvailable { state -> Bool in
+                if let text = state.renderer.finish() { state.output.raw(text) }
+                state.output.flush()
+                return true
+            }
+            if done == true { return }
+            // Not Task.sleep: the session's task is cancelled by now, and would not wait.
+            usleep(10_000)
         }
     }
 }

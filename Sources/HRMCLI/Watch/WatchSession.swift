@@ -123,8 +123,11 @@ struct WatchSession: Sendable {
         }
     }
 
+    /// The last status: sent even when the session ends with a sink stuck, 2 s at most.
     private func stopped(_ device: String?) -> Int32 {
-        status(.stopped, device, counter.summary)
+        pipeline.send(
+            MonitorEvent(device: device, kind: .status(.stopped, detail: counter.summary)),
+            waitingAtMost: .seconds(2))
         return 0
     }
 
@@ -133,7 +136,8 @@ struct WatchSession: Sendable {
     private func fail(_ error: BlueZError) -> Int32 {
         pipeline.send(
             MonitorEvent(
-                device: nil, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)))
+                device: nil, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)),
+            waitingAtMost: .seconds(2))
         if let hint = Failure.hint(error) { StandardOutput.diagnostic("  hint: \(hint)") }
         return Failure.exitStatus(error)
     }
