@@ -48,6 +48,41 @@ final class DatagramReader: Sendable {
         }
     }
 
+    /// Checks that `socket` is what AcquireNotify promises, a SOCK_SEQPACKET socket; if it is not,
+    /// closes it (bluetoothd, which thinks it acquired, sees the hang-up: that is the release)
+    /// and throws what it is instead.
+    static func requireSeqpacket(_ socket: Int32) throws(BlueZError) {
+        guard let kind = kind(ofNonSeqpacket: socket) else { return }
+        close(socket)
+        throw BlueZError(.bluez, "AcquireNotify returned \(kind), not a SEQPACKET socket")
+    }
+
+    /// What `descriptor` is, in words, when it is not a SEQPACKET socket; nil when it is.
+    static func kind(ofNonSeqpacket descriptor: Int32) -> String? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return "a descriptor fstat refuses (errno \(errno))" }
+        switch info.st_mode & S_IFMT {
+        case S_IFSOCK: break
+        case S_IFIFO: return "a pipe"
+        case S_IFREG: return "a regular file"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFDIR: return "a directory"
+        default: return "a descriptor of file type 0o\(String(info.st_mode & S_IFMT, radix: 8))"
+        }
+        var type: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &type, &length) == 0 else {
+            return "a socket of unknown type (errno \(errno))"
+        }
+        switch type {
+        case Int32(SOCK_SEQPACKET.rawValue): return nil
+        case Int32(SOCK_STREAM.rawValue): return "a stream socket"
+        case Int32(SOCK_DGRAM.rawValue): return "a datagram socket"
+        default: return "a socket of type \(type)"
+        }
+    }
+
     /// Releases the socket now (bluetoothd sees the hang-up at once; the blocked recv returns)
     /// and ends the thread, which closes it. Idempotent.
     func stop() {

@@ -3,8 +3,12 @@ import Synchronization
 
 /// What a notification stream delivers.
 public enum NotificationEvent: Sendable, Equatable {
-    /// One notification's value (possibly empty).
+    /// One notification's value (possibly empty). Never on a stream whose values go to `inline`.
     case value([UInt8])
+    /// `.automatic` only, first on the stream: the characteristic offered AcquireNotify but it did
+    /// not work (the error says why: bluetoothd refused it, or handed out something that is not a
+    /// SEQPACKET socket, which was closed again), so notifications come by StartNotify.
+    case fellBackToStartNotify(BlueZError)
 }
 
 /// How to subscribe to a characteristic's notifications.
@@ -44,9 +48,9 @@ extension BlueZClient {
             do {
                 return try await acquiredNotifications(characteristic, inline: inline)
             } catch  where error.code == .bluez {
-                // NotSupported, NotPermitted, InProgress (another client's StartNotify): the
-                // signal path still works.
-                return try await sessionNotifications(characteristic, inline: inline)
+                // NotSupported, NotPermitted, InProgress (another client's StartNotify), a
+                // descriptor that is not a SEQPACKET socket: the signal path still works.
+                return try await sessionNotifications(characteristic, inline: inline, fellBack: error)
             }
         }
     }
@@ -82,6 +86,9 @@ extension BlueZClient {
         } catch {
             throw BlueZError(error)
         }
+        // A pipe, a file, a stream socket would be read as if it were one notification per
+        // datagram, and end at once: closed here (for bluetoothd, that is the release).
+        try DatagramReader.requireSeqpacket(socket)
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
         // bluetoothd closes the socket just before it announces Connected=false: finish once the
         // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
@@ -123,9 +130,9 @@ extension BlueZClient {
     /// for wait for it, and each value reaches one stream once. With `Cache = no` the session
     /// died with the characteristic object and StartNotify begins a new one. Only a consumer
     /// that stops listening sends StopNotify.
-    func sessionNotifications(_ characteristic: Characteristic, inline: (@Sendable ([UInt8]) -> Void)?)
-        async throws(BlueZError) -> AsyncStream<NotificationEvent>
-    {
+    func sessionNotifications(
+        _ characteristic: Characteristic, inline: (@Sendable ([UInt8]) -> Void)?, fellBack: BlueZError? = nil
+    ) async throws(BlueZError) -> AsyncStream<NotificationEvent> {
         // A StopNotify still on its way must land before the new StartNotify.
         await stopping[characteristic.path]?.value
         let session = sessions[characteristic.path] ?? startSession(characteristic)
@@ -142,6 +149,7 @@ extension BlueZClient {
         notifying.insert(characteristic.path)
         stopping[characteristic.path] = nil
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
+        if let fellBack { continuation.yield(.fellBackToStartNotify(fellBack)) }
         session.attach(continuation, inline: inline)
         continuation.onTermination = { [weak self] termination in
             guard case .cancelled = termination else { return }
