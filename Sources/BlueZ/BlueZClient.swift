@@ -164,6 +164,10 @@ public actor BlueZClient {
 
     func apply(_ event: ObjectEvent) {
         mirror.apply(event)
+        // StartNotify's values go to their sessions' bounded queues, not through a watcher's
+        // stream: a watcher's stream is unbounded, and a consumer stuck on a full stdout would
+        // let it grow by every notification bluetoothd sends.
+        if !sessions.isEmpty, case .propertiesChanged(let change) = event { routeToSessions(change) }
         for watcher in watchers.values { watcher.yield(event) }
     }
 

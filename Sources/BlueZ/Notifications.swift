@@ -9,6 +9,10 @@ public enum NotificationEvent: Sendable, Equatable {
     /// not work (the error says why: bluetoothd refused it, or handed out something that is not a
     /// SEQPACKET socket, which was closed again), so notifications come by StartNotify.
     case fellBackToStartNotify(BlueZError)
+    /// StartNotify only: this many notifications were dropped, the oldest first, since the last
+    /// report, because the consumer (the `inline` handler or the stream's reader) did not keep
+    /// up. It comes before the first value delivered after the gap.
+    case dropped(count: Int)
 }
 
 /// How to subscribe to a characteristic's notifications.
@@ -26,9 +30,13 @@ extension BlueZClient {
     /// a ReadValue causes is never delivered as a notification.
     ///
     /// With `inline`, each value goes to `inline` instead, at once, on the thread that received it
-    /// (the notify socket's reader, or the task following bluetoothd's signals), and the stream
-    /// only tells when it ends. That spares a thread wake-up per notification, the largest cost of
-    /// a notification on a small machine; `inline` must be quick and must not block.
+    /// (the notify socket's reader, or the StartNotify session's own task), and the stream carries
+    /// only the other events and tells when it ends. That spares a thread wake-up per
+    /// notification, the largest cost of a notification on a small machine. `inline` should be
+    /// quick; when it blocks, the socket's buffer fills and the kernel drops datagrams
+    /// (AcquireNotify), or the session's queue fills and the oldest values are dropped and
+    /// counted (StartNotify, `.dropped`). Either way the rest of the client goes on, and ending
+    /// the stream does not wait for the handler.
     public func notifications(
         _ characteristic: Characteristic, using method: NotifyMethod = .automatic,
         inline: (@Sendable ([UInt8]) -> Void)? = nil
@@ -148,7 +156,8 @@ extension BlueZClient {
         }
         notifying.insert(characteristic.path)
         stopping[characteristic.path] = nil
-        let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(NotifySession.capacity))
         if let fellBack { continuation.yield(.fellBackToStartNotify(fellBack)) }
         session.attach(continuation, inline: inline)
         continuation.onTermination = { [weak self] termination in
@@ -160,29 +169,27 @@ extension BlueZClient {
     }
 
     func startSession(_ characteristic: Characteristic) -> NotifySession {
-        let path = characteristic.path.objectPath
-        let device = characteristic.devicePath.objectPath
-        let (events, watcher) = watch()
-        let session = NotifySession(watcher: watcher)
-        let pump = Task {
-            for await event in events {
-                guard case .propertiesChanged(let change) = event else { continue }
-                if change.path == path, case .bytes(let bytes)? = change.changed["Value"] {
-                    session.deliver(bytes)
-                } else if change.path == device, change.changed["Connected"] == .boolean(false) {
-                    session.linkDropped()
-                }
-            }
-        }
-        session.pump = pump
+        let session = NotifySession(device: characteristic.devicePath.objectPath)
         sessions[characteristic.path] = session
         return session
     }
 
     func endSession(_ path: AttributePath) {
-        guard let session = sessions.removeValue(forKey: path) else { return }
-        session.close()
-        unwatch(session.watcher)
+        sessions.removeValue(forKey: path)?.close()
+    }
+
+    /// Passes a change the mirror has applied to the StartNotify sessions it concerns, in bus
+    /// order: a characteristic's Value, a device's Connected=false.
+    /// Only appends to their queues: whatever their consumers do, the mirror goes on.
+    func routeToSessions(_ change: PropertiesChanged) {
+        if case .bytes(let bytes)? = change.changed["Value"],
+            change.interface == Self.characteristicInterface,
+            let session = sessions[AttributePath(change.path)]
+        {
+            session.deliver(bytes)
+        } else if change.changed["Connected"] == .boolean(false), change.interface == Self.deviceInterface {
+            for session in sessions.values where session.device == change.path { session.linkDropped() }
+        }
     }
 
     /// Sends StopNotify for `characteristic` and waits for the reply (so that it goes out before
@@ -203,14 +210,41 @@ extension BlueZClient {
     }
 }
 
-/// A StartNotify session's values: passed to the stream of the moment, held while there is none
-/// (between a drop and the next stream), so that nothing bluetoothd sends after re-enabling the
-/// session on reconnect is lost.
+/// A StartNotify session's values, in the order bluetoothd sent them, from the client's mirror
+/// to the stream of the moment (or its `inline` handler) through a bounded queue: held while there
+/// is no stream (between a drop and the next stream), so that nothing bluetoothd sends after
+/// re-enabling the session on reconnect is lost.
+///
+/// The mirror's task only appends to the queue; a task of the session's own takes from it and
+/// delivers, outside the lock. So a consumer that blocks (`inline` stuck in a write to a full
+/// stdout) holds up nothing but its own deliveries: when the queue is full the oldest value gives
+/// way, the count is reported (`.dropped`) before the next value delivered, and ending the stream
+/// (the consumer's task cancelled, `releaseNotifications`) does not wait for the blocked handler.
 final class NotifySession: Sendable {
+    /// Values waiting at most, beyond which the oldest is dropped: 1.3 s at 200 notifications a
+    /// second, over 4 minutes at a strap's 1 Hz.
+    static let capacity = 256
+
+    enum Item: Sendable {
+        case value([UInt8])
+        /// The link dropped: the stream attached as `epoch` ends here.
+        case linkDropped(epoch: Int)
+
+        var isNotification: Bool {
+            if case .linkDropped = self { false } else { true }
+        }
+    }
+
     private struct State {
         var consumer: AsyncStream<NotificationEvent>.Continuation? = nil
         var inline: (@Sendable ([UInt8]) -> Void)? = nil
-        var held: [[UInt8]] = []
+        /// Counts the streams attached, so that a drop meant for one never ends the next.
+        var epoch = 0
+        var queue = ItemQueue()
+        /// Notifications dropped and not reported yet, and in all (for tests).
+        var dropped = 0
+        var droppedInAll = 0
+        var closed = false
         var pump: Task<Void, Never>? = nil
         /// ReadValue calls on their way, and the values that arrived meanwhile (one of them may
         /// be a read's echo).
@@ -219,51 +253,86 @@ final class NotifySession: Sendable {
         /// Values read whose echo has not come through the pump yet, with when they were read:
         /// the echo is dropped when it comes (within a second; after that it was not sent).
         var echoes: [(value: [UInt8], at: ContinuousClock.Instant)] = []
+
+        /// Appends `item`, dropping the oldest notification when `capacity` are waiting.
+        mutating func enqueue(_ item: Item, capacity: Int) {
+            if item.isNotification && queue.notifications >= capacity {
+                queue.dropOldestNotification()
+                dropped += 1
+                droppedInAll += 1
+            }
+            queue.append(item)
+        }
     }
 
-    let watcher: Int
+    let device: ObjectPath
+    private let capacity: Int
     private let state = Mutex(State())
+    private let doorbell: AsyncStream<Void>.Continuation
 
-    init(watcher: Int) { self.watcher = watcher }
-
-    var pump: Task<Void, Never>? {
-        get { state.withLock { $0.pump } }
-        set { state.withLock { $0.pump = newValue } }
+    init(device: ObjectPath, capacity: Int = NotifySession.capacity) {
+        self.device = device
+        self.capacity = capacity
+        let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.doorbell = doorbell
+        // Detached: never on the client's actor, which must stay free while a handler blocks.
+        let pump = Task.detached { [weak self] in
+            for await _ in rings {
+                guard let self else { return }
+                self.drain()
+            }
+        }
+        state.withLock { $0.pump = pump }
     }
+
+    /// Values waiting to be delivered (a test's window on the bound).
+    var queued: Int { state.withLock { $0.queue.notifications } }
+    /// Values dropped because the consumer did not keep up, since the session began.
+    var droppedInAll: Int { state.withLock { $0.droppedInAll } }
 
     func attach(
         _ consumer: AsyncStream<NotificationEvent>.Continuation, inline: (@Sendable ([UInt8]) -> Void)?
     ) {
         state.withLock { state in
+            state.epoch += 1
             state.consumer = consumer
             state.inline = inline
-            for bytes in state.held { Self.pass(bytes, &state) }
-            state.held = []
         }
+        doorbell.yield()
     }
 
-    /// The consumer stopped listening (a stream finished by a drop never calls this).
+    /// The consumer stopped listening (a stream finished by a drop never calls this). A delivery
+    /// under way is not waited for.
     func detach() {
-        state.withLock { $0.consumer = nil }
+        state.withLock { state in
+            state.consumer = nil
+            state.inline = nil
+        }
     }
 
     func deliver(_ bytes: [UInt8]) {
-        state.withLock { state in
+        let queued = state.withLock { state -> Bool in
             let now = ContinuousClock.now
-            state.echoes.removeAll { now - $0.at > .seconds(1) }
-            if let echo = state.echoes.firstIndex(where: { $0.value == bytes }) {
-                state.echoes.remove(at: echo)
-            } else if state.reads > 0 {
-                state.duringReads.append(bytes)
-            } else {
-                Self.pass(bytes, &state)
+            if !state.echoes.isEmpty {
+                state.echoes.removeAll { now - $0.at > .seconds(1) }
+                if let echo = state.echoes.firstIndex(where: { $0.value == bytes }) {
+                    state.echoes.remove(at: echo)
+                    return false
+                }
             }
+            if state.reads > 0 {
+                if state.duringReads.count >= capacity {
+                    state.duringReads.removeFirst()
+                    state.dropped += 1
+                    state.droppedInAll += 1
+                }
+                state.duringReads.append(bytes)
+                return false
+            }
+            state.enqueue(.value(bytes), capacity: capacity)
+            return true
         }
-    }
-
-    private static func pass(_ bytes: [UInt8], _ state: inout State) {
-        guard let consumer = state.consumer else { return state.held.append(bytes) }
-        if let inline = state.inline { inline(bytes) } else { consumer.yield(.value(bytes)) }
+        if queued { doorbell.yield() }
     }
 
     func beginRead() {
@@ -273,7 +342,7 @@ final class NotifySession: Sendable {
     /// A read finished with `value` (nil when it failed): its echo, already here or still to
     /// come, is not a notification. The values held meanwhile go on, in order.
     func endRead(_ value: [UInt8]?) {
-        state.withLock { state in
+        let released = state.withLock { state -> Bool in
             state.reads -= 1
             if let value {
                 if let echo = state.duringReads.firstIndex(of: value) {
@@ -282,25 +351,130 @@ final class NotifySession: Sendable {
                     state.echoes.append((value, ContinuousClock.now))
                 }
             }
-            guard state.reads == 0 else { return }
-            for bytes in state.duringReads { Self.pass(bytes, &state) }
+            guard state.reads == 0, !state.duringReads.isEmpty else { return false }
+            for bytes in state.duringReads { state.enqueue(.value(bytes), capacity: capacity) }
             state.duringReads = []
+            return true
         }
+        if released { doorbell.yield() }
     }
 
+    /// The link dropped: the stream ends after the values that came before it.
     func linkDropped() {
-        state.withLock { state in
-            state.consumer?.finish()
-            state.consumer = nil
+        let queued = state.withLock { state -> Bool in
+            guard state.consumer != nil else { return false }
+            state.enqueue(.linkDropped(epoch: state.epoch), capacity: capacity)
+            return true
         }
+        if queued { doorbell.yield() }
     }
 
     func close() {
+        let (consumer, pump) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.consumer = nil
+                state.inline = nil
+                state.queue = ItemQueue()
+                state.duringReads = []
+            }
+            return (state.consumer, state.pump)
+        }
+        doorbell.finish()
+        pump?.cancel()
+        consumer?.finish()
+    }
+
+    /// The pump: delivers what waits, one item at a time, outside the lock.
+    private func drain() {
+        while let (item, consumer, inline, dropped) = next() {
+            if dropped > 0 { yield(.dropped(count: dropped), to: consumer) }
+            switch item {
+            case .value(let bytes):
+                if let inline { inline(bytes) } else { yield(.value(bytes), to: consumer) }
+            case .linkDropped:
+                consumer.finish()
+            }
+        }
+    }
+
+    /// The next item for the stream of the moment, with the drops to report before it; nil when
+    /// nothing waits or there is no stream.
+    private func next() -> (
+        Item, AsyncStream<NotificationEvent>.Continuation, (@Sendable ([UInt8]) -> Void)?, Int
+    )? {
         state.withLock { state in
-            state.pump?.cancel()
-            state.consumer?.finish()
-            state.consumer = nil
-            state.held = []
+            while !state.closed, let consumer = state.consumer, let item = state.queue.popFirst() {
+                let inline = state.inline
+                if case .linkDropped(let epoch) = item {
+                    // A drop meant for a stream the consumer has left already is nothing.
+                    guard epoch == state.epoch else { continue }
+                    state.consumer = nil
+                    state.inline = nil
+                }
+                let dropped = state.dropped
+                state.dropped = 0
+                return (item, consumer, inline, dropped)
+            }
+            return nil
+        }
+    }
+
+    /// Yields to the stream, which holds `capacity` events at most: what it drops to make room
+    /// is counted, to be reported with the next delivery.
+    private func yield(_ event: NotificationEvent, to consumer: AsyncStream<NotificationEvent>.Continuation) {
+        guard case .dropped(let old) = consumer.yield(event) else { return }
+        state.withLock { state in
+            switch old {
+            case .value:
+                state.dropped += 1
+                state.droppedInAll += 1
+            case .dropped(let count): state.dropped += count
+            case .fellBackToStartNotify: break
+            }
+        }
+    }
+}
+
+/// A FIFO of session items that counts the notifications in it.
+struct ItemQueue: Sendable {
+    private var items: [NotifySession.Item] = []
+    private var head = 0
+    private(set) var notifications = 0
+
+    mutating func append(_ item: NotifySession.Item) {
+        if item.isNotification { notifications += 1 }
+        items.append(item)
+    }
+
+    mutating func popFirst() -> NotifySession.Item? {
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if item.isNotification { notifications -= 1 }
+        compact()
+        return item
+    }
+
+    /// Drops the oldest notification (a drop marker before it stays).
+    mutating func dropOldestNotification() {
+        guard let index = items[head...].firstIndex(where: \.isNotification) else { return }
+        if index == head {
+            head += 1
+        } else {
+            items.remove(at: index)
+        }
+        notifications -= 1
+        compact()
+    }
+
+    private mutating func compact() {
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64 && head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
         }
     }
 }

@@ -6,7 +6,8 @@ import Testing
 
 @testable import BlueZ
 
-/// Notifications from a bluetoothd that misbehaves (hrm-sim's `acquireFd`, `valueType`).
+/// Notifications from a bluetoothd that misbehaves (hrm-sim's `acquireFd`, `valueType`) or reach a
+/// consumer that stops taking them (stdout blocked).
 @Suite(.timeLimit(.minutes(1))) struct HostileNotificationTests {
     static let strap = "D2:4B:7E:10:20:30"
     static let hr = BluetoothUUID(0x2A37)
@@ -140,5 +141,158 @@ import Testing
             let disconnect = try #require(entries.firstIndex(of: "Disconnect"))
             #expect(released < disconnect, "closed at once")
         }
+    }
+
+    // MARK: - A consumer that blocks (stdout full) on the StartNotify path
+
+    /// An `inline` handler that blocks whenever `blocking` is set, until `release`.
+    final class BlockingHandler: Sendable {
+        let blocking = Atomic(true)
+        let delivered = Atomic(0)
+        let semaphore = DispatchSemaphore(value: 0)
+        /// Set while the handler is blocked.
+        let blocked = Atomic(false)
+
+        func handle(_ bytes: [UInt8]) {
+            delivered.add(1, ordering: .relaxed)
+            guard blocking.load(ordering: .acquiring) else { return }
+            blocked.store(true, ordering: .releasing)
+            semaphore.wait()
+            blocked.store(false, ordering: .releasing)
+        }
+
+        var isBlocked: Bool { blocked.load(ordering: .acquiring) }
+
+        func release() {
+            blocking.store(false, ordering: .releasing)
+            if blocked.load(ordering: .acquiring) { semaphore.signal() }
+        }
+    }
+
+    /// Polls `condition` every 20 ms until it holds or `timeout` passes.
+    static func eventually(
+        _ timeout: Duration = .seconds(20), _ condition: () async -> Bool
+    ) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return await condition()
+    }
+
+    @Test func aBlockedInlineHandlerQueuesABoundedNumberAndCountsTheRest() async throws {
+        let log = Self.temporaryLog()
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let handler = BlockingHandler()
+        try await Self.withMeasurement(interval: 0.005, log: log) { client, measurement in
+            try await Self.blockedHandler(client, measurement, handler)
+        }
+        let entries = try BlueZClientTests.logEntries(log)
+        #expect(entries.contains("StopNotify"))
+    }
+
+    static func blockedHandler(
+        _ client: BlueZClient, _ measurement: Characteristic, _ handler: BlockingHandler
+    ) async throws {
+        // Whatever fails below, the handler's thread is let go in the end.
+        defer { handler.release() }
+        let stream = try await client.notifications(measurement, using: .startNotify) {
+            handler.handle($0)
+        }
+        let session = try #require(await client.sessions[measurement.path])
+        let (reports, reported) = AsyncStream.makeStream(of: Int.self)
+        let consumer = Task {
+            for await event in stream {
+                if case .dropped(let count) = event { reported.yield(count) }
+            }
+            reported.finish()
+        }
+
+        // Blocked: values go on arriving; the queue stays within its bound and drops the rest.
+        let blocked = try await Self.eventually { handler.isBlocked }
+        #expect(blocked)
+        let largest = Counter()
+        let dropping = try await Self.eventually {
+            largest.raise(to: session.queued)
+            return session.droppedInAll > 0
+        }
+        #expect(dropping, "values were dropped while the handler was blocked")
+        for _ in 0..<10 {
+            largest.raise(to: session.queued)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(largest.value <= NotifySession.capacity)
+        #expect(largest.value >= NotifySession.capacity / 2, "it did fill up")
+
+        // Unblocked: the count is reported before the values that follow the gap.
+        let before = handler.delivered.load(ordering: .relaxed)
+        handler.release()
+        let first = await Self.first(of: reports)
+        #expect((first ?? 0) >= 1)
+        #expect((first ?? 0) <= session.droppedInAll)
+        let flowing = try await Self.eventually { handler.delivered.load(ordering: .relaxed) > before + 100 }
+        #expect(flowing)
+
+        // Blocked again, then the consumer goes (Ctrl-C): the stream ends and the notifications
+        // are released without waiting for the handler.
+        handler.blocking.store(true, ordering: .releasing)
+        let blockedAgain = try await Self.eventually { handler.isBlocked }
+        #expect(blockedAgain)
+        // Should ending the stream wait for the handler, a thread of its own lets the handler go
+        // (the pool's threads may all be waiting), so that the test fails instead of hanging.
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 6)
+            handler.release()
+        }
+        let started = ContinuousClock.now
+        consumer.cancel()
+        await consumer.value
+        await client.releaseNotifications(measurement)
+        let took = ContinuousClock.now - started
+        let stillBlocked = handler.isBlocked
+        #expect(stillBlocked, "the handler is still blocked")
+        #expect(took < .seconds(2), "released in \(took)")
+    }
+
+    /// The first value of `stream`, or nil if it ends or `timeout` passes first.
+    static func first(of stream: AsyncStream<Int>, within timeout: Duration = .seconds(10)) async -> Int? {
+        await withTaskGroup(of: Int?.self) { group in
+            group.addTask {
+                for await value in stream { return value }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The stream's own reader falling behind (no `inline`): the stream holds a bounded number
+    /// of events and reports how many it dropped.
+    @Test func aSlowStreamReaderGetsABoundedStreamAndTheCount() async throws {
+        var values = 0
+        var dropped = 0
+        try await Self.withMeasurement(interval: 0.005) { client, measurement in
+            let stream = try await client.notifications(measurement, using: .startNotify)
+            let session = try #require(await client.sessions[measurement.path])
+            var iterator = stream.makeAsyncIterator()
+            // Not reading for a while: more than the stream and the queue hold arrive.
+            let filled = try await Self.eventually { session.droppedInAll > 0 }
+            #expect(filled)
+            while values + dropped < 2 * NotifySession.capacity, let event = await iterator.next() {
+                switch event {
+                case .value: values += 1
+                case .dropped(let count): dropped += count
+                default: break
+                }
+            }
+        }
+        #expect(dropped >= 1)
+        #expect(values >= 1)
     }
 }
