@@ -13,6 +13,9 @@ public enum NotificationEvent: Sendable, Equatable {
     /// report, because the consumer (the `inline` handler or the stream's reader) did not keep
     /// up. It comes before the first value delivered after the gap.
     case dropped(count: Int)
+    /// StartNotify only: bluetoothd announced a `Value` that is not a byte array (`ay`): its D-Bus
+    /// `signature` and its `value` as text (64 characters at most). A notification, but malformed.
+    case wrongValueType(signature: String, value: String)
 }
 
 /// How to subscribe to a characteristic's notifications.
@@ -179,14 +182,17 @@ extension BlueZClient {
     }
 
     /// Passes a change the mirror has applied to the StartNotify sessions it concerns, in bus
-    /// order: a characteristic's Value, a device's Connected=false.
+    /// order: a characteristic's Value (a byte array, or malformed), a device's Connected=false.
     /// Only appends to their queues: whatever their consumers do, the mirror goes on.
     func routeToSessions(_ change: PropertiesChanged) {
-        if case .bytes(let bytes)? = change.changed["Value"],
-            change.interface == Self.characteristicInterface,
+        if let value = change.changed["Value"], change.interface == Self.characteristicInterface,
             let session = sessions[AttributePath(change.path)]
         {
-            session.deliver(bytes)
+            if case .bytes(let bytes) = value {
+                session.deliver(bytes)
+            } else {
+                session.deliverWrongType(value)
+            }
         } else if change.changed["Connected"] == .boolean(false), change.interface == Self.deviceInterface {
             for session in sessions.values where session.device == change.path { session.linkDropped() }
         }
@@ -227,6 +233,7 @@ final class NotifySession: Sendable {
 
     enum Item: Sendable {
         case value([UInt8])
+        case wrongType(signature: String, value: String)
         /// The link dropped: the stream attached as `epoch` ends here.
         case linkDropped(epoch: Int)
 
@@ -335,6 +342,15 @@ final class NotifySession: Sendable {
         if queued { doorbell.yield() }
     }
 
+    /// A Value that is not a byte array: passed on as such, in order with the values.
+    func deliverWrongType(_ value: Value) {
+        var text = value.description
+        if text.count > 64 { text = String(text.prefix(64)) + "..." }
+        let signature = value.type.description
+        state.withLock { $0.enqueue(.wrongType(signature: signature, value: text), capacity: capacity) }
+        doorbell.yield()
+    }
+
     func beginRead() {
         state.withLock { $0.reads += 1 }
     }
@@ -392,6 +408,8 @@ final class NotifySession: Sendable {
             switch item {
             case .value(let bytes):
                 if let inline { inline(bytes) } else { yield(.value(bytes), to: consumer) }
+            case .wrongType(let signature, let value):
+                yield(.wrongValueType(signature: signature, value: value), to: consumer)
             case .linkDropped:
                 consumer.finish()
             }
@@ -426,7 +444,7 @@ final class NotifySession: Sendable {
         guard case .dropped(let old) = consumer.yield(event) else { return }
         state.withLock { state in
             switch old {
-            case .value:
+            case .value, .wrongValueType:
                 state.dropped += 1
                 state.droppedInAll += 1
             case .dropped(let count): state.dropped += count

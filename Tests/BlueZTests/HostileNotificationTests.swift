@@ -54,6 +54,35 @@ import Testing
         func raise(to value: Int) { count.max(value, ordering: .relaxed) }
     }
 
+    /// The first `count` events of `stream`, or those that came before it ended or `timeout`
+    /// passed.
+    static func collect(
+        _ count: Int, from stream: AsyncStream<NotificationEvent>, within timeout: Duration = .seconds(10)
+    ) async -> [NotificationEvent] {
+        let collected = Collected()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in stream where collected.append(event) == count { return }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+        return collected.events
+    }
+
+    final class Collected: Sendable {
+        private let state = Mutex<[NotificationEvent]>([])
+        var events: [NotificationEvent] { state.withLock { $0 } }
+        /// Appends `event`; returns how many there are.
+        func append(_ event: NotificationEvent) -> Int {
+            state.withLock {
+                $0.append(event)
+                return $0.count
+            }
+        }
+    }
+
     // MARK: - AcquireNotify handing out something else than a SEQPACKET socket
 
     /// `.automatic`: the descriptor is closed (bluetoothd's acquisition released), the stream says
@@ -65,11 +94,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: log) }
         var events: [NotificationEvent] = []
         try await Self.withMeasurement(log: log, adjust: { $0.acquireFd = kind }) { client, measurement in
-            let deadline = ContinuousClock.now + .seconds(10)
-            for await event in try await client.notifications(measurement) {
-                events.append(event)
-                if events.count == 6 || ContinuousClock.now > deadline { break }
-            }
+            events = await Self.collect(6, from: try await client.notifications(measurement))
         }
         guard case .fellBackToStartNotify(let reason)? = events.first else {
             Issue.record("no fallback first: \(events)")
@@ -294,5 +319,30 @@ import Testing
         }
         #expect(dropped >= 1)
         #expect(values >= 1)
+    }
+
+    // MARK: - A Value of the wrong D-Bus type
+
+    @Test(arguments: [("s", "s"), ("ai", "ai")])
+    func aValueOfTheWrongTypeIsDeliveredAsSuch(valueType: String, signature: String) async throws {
+        let inline = Counter()
+        var malformed: [NotificationEvent] = []
+        try await Self.withMeasurement(adjust: { $0.valueType = valueType }) { client, measurement in
+            // Offered AcquireNotify would carry the values by socket: StartNotify it is.
+            let stream = try await client.notifications(measurement, using: .startNotify) { _ in
+                inline.add()
+            }
+            malformed = await Self.collect(3, from: stream)
+        }
+        #expect(inline.value == 0, "nothing reached the handler as bytes")
+        #expect(malformed.count == 3)
+        for event in malformed {
+            guard case .wrongValueType(let got, let value) = event else {
+                Issue.record("\(event)")
+                continue
+            }
+            #expect(got == signature)
+            #expect(!value.isEmpty && value.count <= 67)
+        }
     }
 }
