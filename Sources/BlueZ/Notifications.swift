@@ -147,15 +147,26 @@ extension BlueZClient {
         // A StopNotify still on its way must land before the new StartNotify.
         await stopping[characteristic.path]?.value
         let session = sessions[characteristic.path] ?? startSession(characteristic)
-        do throws(DBusError) {
-            _ = try await connection.call(
-                destination: Self.service, path: characteristic.path.objectPath,
-                interface: BlueZNames.Call.characteristic, member: "StartNotify", timeout: callTimeout)
-        } catch  where BlueZReply(errorName: error.name.rawValue) == .inProgress {
-            // This client's session survived the drop (Cache = always): it is ours already.
-        } catch {
-            endSession(characteristic.path)
-            throw BlueZError(error)
+        // After closing a descriptor AcquireNotify gave us, bluetoothd may answer "Notify
+        // acquired" until it has seen the hang-up: a few tries, 50 ms apart.
+        let releasedOurs = fellBack.map { $0.dbusName == nil } ?? false
+        var triesLeft = releasedOurs ? 10 : 0
+        while true {
+            do throws(DBusError) {
+                _ = try await connection.call(
+                    destination: Self.service, path: characteristic.path.objectPath,
+                    interface: BlueZNames.Call.characteristic, member: "StartNotify", timeout: callTimeout)
+            } catch  where BlueZReply(errorName: error.name.rawValue) == .inProgress {
+                // This client's session survived the drop (Cache = always): it is ours already.
+            } catch  where BlueZReply(errorName: error.name.rawValue) == .notPermitted && triesLeft > 0 {
+                triesLeft -= 1
+                try? await Task.sleep(for: .milliseconds(50))
+                continue
+            } catch {
+                endSession(characteristic.path)
+                throw BlueZError(error)
+            }
+            break
         }
         notifying.insert(characteristic.path)
         stopping[characteristic.path] = nil

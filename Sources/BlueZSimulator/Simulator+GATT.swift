@@ -235,7 +235,8 @@ extension Simulator {
         try await injectedFailure(.startNotify, on: devicePath, call)
         guard characteristic.canNotify else { throw BlueZError.notSupported }
         guard let device = devices[devicePath] else { throw BlueZError.doesNotExist }
-        guard device.acquired[characteristic.path] == nil else { throw BlueZError.inProgress }
+        // bluetoothd 5.66 (gatt-client.c): StartNotify while the notifications are acquired.
+        guard device.acquired[characteristic.path] == nil else { throw BlueZError.notPermittedAcquired }
         let client = call.sender?.rawValue ?? ""
         var sessions = device.notifySessions[characteristic.path] ?? []
         guard !sessions.contains(client) else { throw BlueZError.alreadyInProgress }
@@ -282,7 +283,11 @@ extension Simulator {
             // Nothing here can see the client close a file or /dev/null: no acquisition to hold.
             log.record("acquire-unwatched", ["path": call.path.rawValue, "fd": kind.rawValue])
         }
-        return [.unixFD(UnixFD(taking: theirs)), .uint16(UInt16(clamping: device.spec.mtu))]
+        // The client's end is the client's once the reply is out: no copy of it lingers here (a
+        // client in this process closing its end would not be a hang-up while one did).
+        let handedOut = UnixFD(taking: theirs)
+        call.afterReply { handedOut.close() }
+        return [.unixFD(handedOut), .uint16(UInt16(clamping: device.spec.mtu))]
     }
 
     /// The two ends of what AcquireNotify hands out: the simulator's (the frames go in there; nil

@@ -223,6 +223,21 @@ import Testing
         }
     }
 
+    /// StartNotify while the notifications are acquired is refused as bluetoothd 5.66 does.
+    @Test func startNotifyWhileAcquired() async throws {
+        try await Self.withConnectedRig(adjust: { _ in }) { rig in
+            let fd = try await Self.descriptor {
+                try await rig.call(Self.measurement, Self.characteristic, "AcquireNotify", [.emptyMap])
+            }
+            defer { fd.close() }
+            let refused = await Self.failure { () async throws(DBusError) -> Message in
+                try await rig.call(Self.measurement, Self.characteristic, "StartNotify")
+            }
+            #expect(refused?.name.rawValue == "org.bluez.Error.NotPermitted")
+            #expect(refused?.message == "Notify acquired")
+        }
+    }
+
     /// With `valueType`, the PropertiesChanged that carry StartNotify's notifications have a
     /// Value of that type.
     @Test(arguments: Scenario.NotificationValueType.allCases)
