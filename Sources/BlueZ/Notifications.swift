@@ -134,11 +134,12 @@ extension BlueZClient {
         if acquired[path] === reader { acquired[path] = nil }
     }
 
-    /// Notifications by StartNotify and PropertiesChanged on Value, taken from the mirror's one
-    /// ordered event stream so that the last values before a drop come before the drop's
-    /// Connected=false. The stream finishes at the drop, but the session stays, as in bluetoothd,
-    /// which re-enables it after reconnecting: values that arrive before the next stream is asked
-    /// for wait for it, and each value reaches one stream once. With `Cache = no` the session
+    /// Notifications by StartNotify and PropertiesChanged on Value, passed on by the mirror in
+    /// its one bus order (`routeToSessions`) so that the last values before a drop come before
+    /// the drop's Connected=false. The stream finishes at the drop, but the session stays, as in
+    /// bluetoothd, which re-enables it after reconnecting: values that arrive before the next
+    /// stream is asked for wait for it (the latest `NotifySession.capacity` of them, the rest
+    /// counted as dropped), and each value reaches one stream once. With `Cache = no` the session
     /// died with the characteristic object and StartNotify begins a new one. Only a consumer
     /// that stops listening sends StopNotify.
     func sessionNotifications(
