@@ -85,6 +85,19 @@ import Testing
 
     // MARK: - AcquireNotify handing out something else than a SEQPACKET socket
 
+    /// The check itself, on socket pairs of every type: only SEQPACKET passes.
+    @Test func whatADescriptorIs() throws {
+        for (type, words) in [
+            (SOCK_SEQPACKET, nil), (SOCK_STREAM, "a stream socket"), (SOCK_DGRAM, "a datagram socket"),
+        ] {
+            var pair: [Int32] = [-1, -1]
+            try #require(socketpair(AF_UNIX, Int32(type.rawValue), 0, &pair) == 0)
+            defer { for fd in pair { close(fd) } }
+            #expect(DatagramReader.kind(ofNonSeqpacket: pair[0]) == words)
+        }
+        #expect(DatagramReader.kind(ofNonSeqpacket: -1)?.hasPrefix("a descriptor fstat refuses") == true)
+    }
+
     /// `.automatic`: the descriptor is closed (bluetoothd's acquisition released), the stream says
     /// why it fell back, and notifications come by StartNotify: once, no loop of subscriptions.
     @Test(arguments: wrongDescriptors.map(\.kind))
