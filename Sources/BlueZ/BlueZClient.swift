@@ -189,6 +189,8 @@ public actor BlueZClient {
         watchers = [:]
         for waiter in lossWaiters.values { waiter.finish() }
         lossWaiters = [:]
+        for session in sessions.values { session.close() }
+        sessions = [:]
         await connection.close()
     }
 

@@ -33,7 +33,7 @@ final class DatagramReader: Sendable {
         // A notification fits the ATT MTU; a larger buffer keeps an oversized one whole.
         let capacity = max(mtu, 23) + 512
         do {
-            try ReaderThread.start {
+            try DetachedThread.start("notify socket's reader") {
                 let byPeer = Self.loop(socket: socket, capacity: capacity, owned: owned, deliver: deliver)
                 // Closed under the lock: stop() never shuts down a descriptor number reused since.
                 owned.descriptor.withLock { open in
@@ -131,13 +131,13 @@ private final class OpenSocket: Sendable {
 }
 
 /// A detached thread running one closure.
-private enum ReaderThread {
+enum DetachedThread {
     private final class Box {
         let body: () -> Void
         init(_ body: @escaping () -> Void) { self.body = body }
     }
 
-    static func start(_ body: @escaping @Sendable () -> Void) throws(BlueZError) {
+    static func start(_ what: String, _ body: @escaping @Sendable () -> Void) throws(BlueZError) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(
@@ -149,7 +149,7 @@ private enum ReaderThread {
             }, box)
         guard rc == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
-            throw BlueZError(.dbus, "cannot start the notify socket's reader thread (error \(rc))")
+            throw BlueZError(.dbus, "cannot start the \(what) thread (error \(rc))")
         }
         pthread_detach(thread)
     }

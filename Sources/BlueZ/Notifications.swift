@@ -1,4 +1,5 @@
 import DBus
+import Dispatch
 import Synchronization
 
 /// What a notification stream delivers.
@@ -147,7 +148,12 @@ extension BlueZClient {
     ) async throws(BlueZError) -> AsyncStream<NotificationEvent> {
         // A StopNotify still on its way must land before the new StartNotify.
         await stopping[characteristic.path]?.value
-        let session = sessions[characteristic.path] ?? startSession(characteristic)
+        let session: NotifySession
+        if let existing = sessions[characteristic.path] {
+            session = existing
+        } else {
+            session = try startSession(characteristic)
+        }
         // After closing a descriptor AcquireNotify gave us, bluetoothd may answer "Notify
         // acquired" until it has seen the hang-up: a few tries, 50 ms apart.
         let releasedOurs = fellBack.map { $0.dbusName == nil } ?? false
@@ -183,8 +189,8 @@ extension BlueZClient {
         return stream
     }
 
-    func startSession(_ characteristic: Characteristic) -> NotifySession {
-        let session = NotifySession(device: characteristic.devicePath.objectPath)
+    func startSession(_ characteristic: Characteristic) throws(BlueZError) -> NotifySession {
+        let session = try NotifySession(device: characteristic.devicePath.objectPath)
         sessions[characteristic.path] = session
         return session
     }
@@ -264,7 +270,8 @@ final class NotifySession: Sendable {
         var dropped = 0
         var droppedInAll = 0
         var closed = false
-        var pump: Task<Void, Never>? = nil
+        /// The pump waits, or is about to: the next item must wake it (once).
+        var pumpWaiting = false
         /// ReadValue calls on their way, and the values that arrived meanwhile (one of them may
         /// be a read's echo).
         var reads = 0
@@ -282,27 +289,37 @@ final class NotifySession: Sendable {
             }
             queue.append(item)
         }
+
+        /// Whether the pump must be woken for what was just queued (each wait, woken once).
+        mutating func wake() -> Bool {
+            defer { pumpWaiting = false }
+            return pumpWaiting
+        }
     }
 
     let device: ObjectPath
     private let capacity: Int
     private let state = Mutex(State())
-    private let doorbell: AsyncStream<Void>.Continuation
+    private let doorbell = DispatchSemaphore(value: 0)
 
-    init(device: ObjectPath, capacity: Int = NotifySession.capacity) {
+    /// Starts the pump: a thread of its own, as the notify socket's reader has, so that a handler
+    /// that blocks holds neither the client's actor nor one of the few threads of the pool.
+    init(device: ObjectPath, capacity: Int = NotifySession.capacity) throws(BlueZError) {
         self.device = device
         self.capacity = capacity
-        let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        self.doorbell = doorbell
-        // Detached: never on the client's actor, which must stay free while a handler blocks.
-        let pump = Task.detached { [weak self] in
-            for await _ in rings {
-                guard let self else { return }
-                self.drain()
+        try DetachedThread.start("StartNotify session's delivery") { [weak self, doorbell] in
+            // No reference to the session is held while waiting: one never closed still goes.
+            while true {
+                switch self?.pump() ?? .exit {
+                case .again: continue
+                case .wait: doorbell.wait()
+                case .exit: return
+                }
             }
         }
-        state.withLock { $0.pump = pump }
     }
+
+    deinit { close() }
 
     /// Values waiting to be delivered (a test's window on the bound).
     var queued: Int { state.withLock { $0.queue.notifications } }
@@ -312,12 +329,13 @@ final class NotifySession: Sendable {
     func attach(
         _ consumer: AsyncStream<NotificationEvent>.Continuation, inline: (@Sendable ([UInt8]) -> Void)?
     ) {
-        state.withLock { state in
+        let wake = state.withLock { state in
             state.epoch += 1
             state.consumer = consumer
             state.inline = inline
+            return state.wake()
         }
-        doorbell.yield()
+        if wake { doorbell.signal() }
     }
 
     /// The consumer stopped listening (a stream finished by a drop never calls this). A delivery
@@ -330,7 +348,7 @@ final class NotifySession: Sendable {
     }
 
     func deliver(_ bytes: [UInt8]) {
-        let queued = state.withLock { state -> Bool in
+        let wake = state.withLock { state -> Bool in
             let now = ContinuousClock.now
             if !state.echoes.isEmpty {
                 state.echoes.removeAll { now - $0.at > .seconds(1) }
@@ -349,9 +367,9 @@ final class NotifySession: Sendable {
                 return false
             }
             state.enqueue(.value(bytes), capacity: capacity)
-            return true
+            return state.wake()
         }
-        if queued { doorbell.yield() }
+        if wake { doorbell.signal() }
     }
 
     /// A Value that is not a byte array: passed on as such, in order with the values.
@@ -359,8 +377,11 @@ final class NotifySession: Sendable {
         var text = value.description
         if text.count > 64 { text = String(text.prefix(64)) + "..." }
         let signature = value.type.description
-        state.withLock { $0.enqueue(.wrongType(signature: signature, value: text), capacity: capacity) }
-        doorbell.yield()
+        let wake = state.withLock { state in
+            state.enqueue(.wrongType(signature: signature, value: text), capacity: capacity)
+            return state.wake()
+        }
+        if wake { doorbell.signal() }
     }
 
     func beginRead() {
@@ -370,7 +391,7 @@ final class NotifySession: Sendable {
     /// A read finished with `value` (nil when it failed): its echo, already here or still to
     /// come, is not a notification. The values held meanwhile go on, in order.
     func endRead(_ value: [UInt8]?) {
-        let released = state.withLock { state -> Bool in
+        let wake = state.withLock { state -> Bool in
             state.reads -= 1
             if let value {
                 if let echo = state.duringReads.firstIndex(of: value) {
@@ -382,23 +403,25 @@ final class NotifySession: Sendable {
             guard state.reads == 0, !state.duringReads.isEmpty else { return false }
             for bytes in state.duringReads { state.enqueue(.value(bytes), capacity: capacity) }
             state.duringReads = []
-            return true
+            return state.wake()
         }
-        if released { doorbell.yield() }
+        if wake { doorbell.signal() }
     }
 
     /// The link dropped: the stream ends after the values that came before it.
     func linkDropped() {
-        let queued = state.withLock { state -> Bool in
+        let wake = state.withLock { state -> Bool in
             guard state.consumer != nil else { return false }
             state.enqueue(.linkDropped(epoch: state.epoch), capacity: capacity)
-            return true
+            return state.wake()
         }
-        if queued { doorbell.yield() }
+        if wake { doorbell.signal() }
     }
 
+    /// Ends the session: its stream finishes and its pump stops (after the delivery under way, if
+    /// a handler is blocked; nothing waits for that). Idempotent.
     func close() {
-        let (consumer, pump) = state.withLock { state in
+        let (consumer, wake) = state.withLock { state in
             state.closed = true
             defer {
                 state.consumer = nil
@@ -406,14 +429,26 @@ final class NotifySession: Sendable {
                 state.queue = ItemQueue()
                 state.duringReads = []
             }
-            return (state.consumer, state.pump)
+            return (state.consumer, state.wake())
         }
-        doorbell.finish()
-        pump?.cancel()
+        if wake { doorbell.signal() }
         consumer?.finish()
     }
 
-    /// The pump: delivers what waits, one item at a time, outside the lock.
+    private enum PumpStep { case again, wait, exit }
+
+    /// One round of the pump: delivers what waits, then says whether to wait for more.
+    private func pump() -> PumpStep {
+        drain()
+        return state.withLock { state in
+            if state.closed { return .exit }
+            if state.consumer != nil && !state.queue.isEmpty { return .again }
+            state.pumpWaiting = true
+            return .wait
+        }
+    }
+
+    /// Delivers what waits, one item at a time, outside the lock.
     private func drain() {
         while let (item, consumer, inline, dropped) = next() {
             if dropped > 0 { yield(.dropped(count: dropped), to: consumer) }
@@ -471,6 +506,8 @@ struct ItemQueue: Sendable {
     private var items: [NotifySession.Item] = []
     private var head = 0
     private(set) var notifications = 0
+
+    var isEmpty: Bool { head == items.count }
 
     mutating func append(_ item: NotifySession.Item) {
         if item.isNotification { notifications += 1 }
