@@ -15,7 +15,8 @@ public enum NotificationEvent: Sendable, Equatable {
     /// up. It comes before the first value delivered after the gap.
     case dropped(count: Int)
     /// StartNotify only: bluetoothd announced a `Value` that is not a byte array (`ay`): its D-Bus
-    /// `signature` and its `value` as text (64 characters at most). A notification, but malformed.
+    /// `signature` (`s`, `ai`) and its `value` as D-Bus text (`"16484d03"`, `[22, 72]`; strings
+    /// quoted and escaped; cut after 64 characters, then `...`). A notification, but malformed.
     case wrongValueType(signature: String, value: String)
 }
 
