@@ -84,12 +84,10 @@ extension BlueZClient {
     {
         let socket: Int32
         let mtu: UInt16
+        let reply = try await call(
+            "AcquireNotify", on: characteristic.path.objectPath, interface: BlueZNames.Call.characteristic,
+            body: [.propertyMap([:])])
         do throws(DBusError) {
-            let reply = try await connection.call(
-                destination: Self.service, path: characteristic.path.objectPath,
-                interface: BlueZNames.Call.characteristic, member: "AcquireNotify",
-                body: [.propertyMap([:])],
-                timeout: callTimeout)
             let (fd, size) = try reply.decode(UnixFD.self, UInt16.self)
             guard let descriptor = fd.take() else {
                 throw DBusError(.typeMismatch, "AcquireNotify returned a closed descriptor")
@@ -97,7 +95,7 @@ extension BlueZClient {
             socket = descriptor
             mtu = size
         } catch {
-            throw BlueZError(error)
+            throw BlueZError(error, call: "AcquireNotify")
         }
         // A pipe, a file, a stream socket would be read as if it were one notification per
         // datagram, and end at once: closed here (for bluetoothd, that is the release).
@@ -160,19 +158,19 @@ extension BlueZClient {
         let releasedOurs = fellBack.map { $0.dbusName == nil } ?? false
         var triesLeft = releasedOurs ? 10 : 0
         while true {
-            do throws(DBusError) {
-                _ = try await connection.call(
-                    destination: Self.service, path: characteristic.path.objectPath,
-                    interface: BlueZNames.Call.characteristic, member: "StartNotify", timeout: callTimeout)
-            } catch  where BlueZReply(errorName: error.name.rawValue) == .inProgress {
+            do throws(BlueZError) {
+                _ = try await call(
+                    "StartNotify", on: characteristic.path.objectPath,
+                    interface: BlueZNames.Call.characteristic)
+            } catch  where error.reply == .inProgress {
                 // This client's session survived the drop (Cache = always): it is ours already.
-            } catch  where BlueZReply(errorName: error.name.rawValue) == .notPermitted && triesLeft > 0 {
+            } catch  where error.reply == .notPermitted && triesLeft > 0 {
                 triesLeft -= 1
                 try? await Task.sleep(for: .milliseconds(50))
                 continue
             } catch {
                 endSession(characteristic.path)
-                throw BlueZError(error)
+                throw error
             }
             break
         }

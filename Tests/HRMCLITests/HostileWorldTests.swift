@@ -87,6 +87,71 @@ import Testing
         return path
     }
 
+    /// A policy that refuses only the notification calls is not "not in the bluetooth group":
+    /// the message names the call, and the strap hrm connected is disconnected before it exits.
+    @Test func aPolicyThatRefusesNotificationsNamesTheCall() async throws {
+        let log = WatchBinaryTests.temporary("deny-notify.jsonl")
+        let scenario = WatchBinaryTests.temporary("deny-notify.json")
+        defer {
+            try? FileManager.default.removeItem(atPath: log)
+            try? FileManager.default.removeItem(atPath: scenario)
+        }
+        try #"""
+        {"busPolicy": "deny-notify",
+         "devices": [{"address": "D2:4B:7E:10:20:30", "name": "Polar H10", "uuids": ["180d"], "known": true}]}
+        """#.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let result = try await HRMProcess.runUnderSim(scenario, ["watch", "--json", "Polar"], log: log)
+        #expect(result.status == 77, "\(result.stderr)")
+        #expect(result.stderr.contains("call AcquireNotify") || result.stderr.contains("call StartNotify"))
+        #expect(try WatchBinaryTests.calls(log).last == "Disconnect", "the strap is not left connected")
+    }
+
+    /// AcquireNotify never answered: the failure names the call, and the strap hrm connected is
+    /// disconnected before it exits.
+    @Test func notificationsThatNeverComeLeaveNoStrapConnected() async throws {
+        let log = WatchBinaryTests.temporary("acquire-stall.jsonl")
+        let scenario = try Self.scenario(
+            "acquire-stall.json", #", "callFailures": {"AcquireNotify": [{"stall": true}]}"#)
+        defer {
+            try? FileManager.default.removeItem(atPath: log)
+            try? FileManager.default.removeItem(atPath: scenario)
+        }
+        let result = try await HRMProcess.runUnderSim(scenario, ["watch", "--json", "Polar"], log: log)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("did not answer AcquireNotify within"), "\(result.stderr)")
+        #expect(try WatchBinaryTests.calls(log).last == "Disconnect", "the strap is not left connected")
+    }
+
+    /// AcquireNotify handing out a pipe: said once, and the run goes on by StartNotify (it
+    /// looped connect/disconnect with no measurement).
+    @Test func aWrongNotifyDescriptorFallsBackToStartNotify() async throws {
+        let scenario = try Self.scenario("pipe-fd.json", #", "acquireFd": "pipe""#)
+        defer { try? FileManager.default.removeItem(atPath: scenario) }
+        let result = try await HRMProcess.runUnderSim(scenario, ["watch", "--json", "--count", "3", "Polar"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = WatchBinaryTests.lines(result.stdout)
+        let fallback = events.filter { $0["code"] as? String == "acquire_notify_failed" }
+        #expect(fallback.count == 1)
+        #expect((fallback.first?["message"] as? String)?.contains("pipe") == true)
+        #expect(events.filter { $0["type"] as? String == "measurement" }.count == 3)
+        #expect(events.filter { $0["state"] as? String == "connecting" }.count == 1, "no reconnect loop")
+    }
+
+    /// A notification whose Value is not bytes is reported and counted as malformed.
+    @Test func aValueOfTheWrongTypeIsMalformed() async throws {
+        let scenario = try Self.scenario("string-value.json", #", "acquireNotify": false, "valueType": "s""#)
+        defer { try? FileManager.default.removeItem(atPath: scenario) }
+        let result = try await HRMProcess.runUnderSim(
+            scenario, ["watch", "--json", "--duration", "3", "Polar"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = WatchBinaryTests.lines(result.stdout)
+        let malformed = events.filter { $0["code"] as? String == "malformed_value" }
+        #expect(!malformed.isEmpty)
+        #expect((malformed.first?["message"] as? String)?.contains("D-Bus type s") == true)
+        let summary = events.last?["detail"] as? String
+        #expect(summary?.contains("malformed notification") == true, "\(summary ?? "")")
+    }
+
     /// A strap that does not answer one read of its info delays the info line by the read's
     /// short limit, not by a call timeout per read, and says what it did not give.
     @Test func aReadThatNeverAnswersDelaysNothingMuch() async throws {
@@ -135,7 +200,7 @@ import Testing
 
     /// Stdout that nobody reads (a full pipe) must not keep Ctrl-C from working: hrm releases,
     /// disconnects and exits, even though its last lines cannot be written.
-    @Test(arguments: [true])
+    @Test(arguments: [true, false])
     func aStalledReaderDoesNotBlockTheStop(acquire: Bool) async throws {
         let log = WatchBinaryTests.temporary("stalled-reader.jsonl")
         let scenario = try Self.scenario(

@@ -105,8 +105,9 @@ struct ConnectionSupervisor: Sendable {
                 throw error
             }
             // Until the link drops or the session stops; ending this iteration early (the task
-            // is cancelled) releases the notifications.
-            for await _ in notifications {}
+            // is cancelled) releases the notifications. Values go to `decoder()` on the reader's
+            // thread; what comes here is what the client has to say about them.
+            for await event in notifications { report(event) }
             if Task.isCancelled {
                 holdings.notifications = measurement
                 break
@@ -139,6 +140,30 @@ struct ConnectionSupervisor: Sendable {
                 MonitorEvent(
                     device: address, kind: .error(code: "info_unavailable", message: message, hex: nil)))
         }
+    }
+
+    /// What the BlueZ client says about the notifications, as events.
+    private func report(_ event: NotificationEvent) {
+        let (code, message): (String, String)
+        switch event {
+        case .value(let bytes):
+            return pipeline.send(MonitorEvent.decoding(bytes, device: address))
+        case .fellBackToStartNotify(let error):
+            (code, message) = (
+                "acquire_notify_failed", "\(error.message); notifications come by StartNotify instead"
+            )
+        case .dropped(let count):
+            (code, message) = (
+                "notifications_dropped",
+                "\(count) notification\(count == 1 ? "" : "s") dropped: the output did not keep up"
+            )
+        case .wrongValueType(let signature, let value):
+            (code, message) = (
+                SessionCounter.malformedValue,
+                "bluetoothd announced a notification of D-Bus type \(signature), not bytes: \(value)"
+            )
+        }
+        pipeline.send(MonitorEvent(device: address, kind: .error(code: code, message: message, hex: nil)))
     }
 
     /// Decodes each notification on the thread that receives it and sends it on: one thread
