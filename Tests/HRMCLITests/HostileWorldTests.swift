@@ -225,6 +225,35 @@ import Testing
         #expect(calls.last == "Disconnect", "\(calls.suffix(3))")
     }
 
+    /// A reader that stops reading for a while: once it reads again, hrm says for how long
+    /// output was stalled (notifications meanwhile may be lost), and the stream goes on.
+    @Test func aStallOfTheReaderIsReported() async throws {
+        let log = WatchBinaryTests.temporary("stall-report.jsonl")
+        let scenario = try Self.scenario("stall-report.json", "", interval: 0.005)
+        let fifo = WatchBinaryTests.temporary("fifo")
+        defer {
+            for path in [log, scenario, fifo] { try? FileManager.default.removeItem(atPath: path) }
+        }
+        let (status, stdout, stderr) = try await Self.underSim(
+            scenario, log: log,
+            """
+            mkfifo '\(fifo)'; exec 3<>'\(fifo)'
+            "$HRM" watch --json --duration 12 Polar > '\(fifo)' 2> "$ERR" & pid=$!
+            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            # The pipe fills (600 lines), stays full for 3 s, then is read to the end.
+            for _ in $(seq 300); do [ "$(grep -c '"notify"' '\(log)')" -ge 600 ] && break; sleep 0.1; done
+            sleep 3
+            cat <&3 > "$OUT" & reader=$!
+            wait $pid; echo $? > "$STATUS"
+            exec 3>&-; sleep 0.5; kill $reader 2>/dev/null
+            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
+            """)
+        #expect(status == 0, "\(stderr)")
+        let stall = WatchBinaryTests.lines(stdout).first { $0["code"] as? String == "output_stalled" }
+        #expect((stall?["message"] as? String)?.contains("standard output took nothing for") == true)
+        #expect(stderr.contains("standard output took nothing for"))
+    }
+
     @Test(arguments: [["watch", ""], ["reset-energy", ""]])
     func anEmptyDeviceIsAUsageError(arguments: [String]) {
         #expect(throws: (any Error).self) { try HRM.parseAsRoot(arguments) }

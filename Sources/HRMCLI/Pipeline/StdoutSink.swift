@@ -57,13 +57,39 @@ final class StdoutSink: EventSink {
             let shown = TerminalText.sanitised(message, limit: TerminalText.messageLimit)
             StandardOutput.diagnostic("hrm \(command): \(shown)" + (hex.map { " (\($0))" } ?? ""))
         }
-        let open = state.withLock { state in
+        let (open, stall) = state.withLock { state -> (Bool, MonitorEvent?) in
             // The renderers end their lines themselves (a live line has none); every event goes
             // out at once.
-            if let text = state.renderer.render(event) { state.output.raw(text) }
-            return !state.output.closed
+            guard let text = state.renderer.render(event) else { return (!state.output.closed, nil) }
+            let start = ContinuousClock.now
+            state.output.raw(text)
+            let took = ContinuousClock.now - start
+            guard took >= Self.stallReported, !state.output.closed else { return (!state.output.closed, nil) }
+            // The reader stopped taking output: what came meanwhile was lost before hrm saw it
+            // (the kernel drops notifications on a full socket) or dropped and counted (StartNotify).
+            let stall = Self.stall(took)
+            if let line = state.renderer.render(stall) { state.output.raw(line) }
+            return (true, stall)
+        }
+        if case .error(_, let message, _)? = stall?.kind {
+            StandardOutput.diagnostic("hrm \(command): \(message)")
         }
         if !open { closed() }
+    }
+
+    /// A write that takes this long means the reader of stdout stopped reading for a while.
+    static let stallReported: Duration = .seconds(2)
+
+    static func stall(_ took: Duration) -> MonitorEvent {
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        let shown = (seconds * 10).rounded() / 10
+        return MonitorEvent(
+            device: nil,
+            kind: .error(
+                code: "output_stalled",
+                message:
+                    "standard output took nothing for \(shown) s: notifications that came meanwhile may have been lost",
+                hex: nil))
     }
 
     /// The renderer's last words (restoring a live display), then everything flushed; given up
