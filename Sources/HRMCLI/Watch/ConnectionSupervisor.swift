@@ -77,7 +77,8 @@ struct ConnectionSupervisor: Sendable {
                 let unavailable: Set<BlueZError.Code> = [
                     .adapterPoweredOff, .bluetoothdNotRunning, .noAdapter,
                 ]
-                if !reconnect || error.code == .accessDenied || error.code == .disconnected
+                // (A lost bus is not decided here: the session's busLost watch stops everything.)
+                if !reconnect || error.code == .accessDenied
                     || (firstConnection && unavailable.contains(error.code))
                 {
                     throw error
