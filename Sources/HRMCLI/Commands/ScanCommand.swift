@@ -97,13 +97,13 @@ struct Scan: Sendable {
                         output.line(text, flush: true)
                     }
                 case .tick:
-                    if let text = table.tick(Self.seconds(ContinuousClock.now - started)) {
+                    if let text = table.tick((ContinuousClock.now - started).inSeconds) {
                         output.line(text, flush: true)
                     }
                 }
             }
             // The whole timeout, or less when Ctrl-C ended the scan.
-            let scanned = min(Self.seconds(ContinuousClock.now - started), timeout)
+            let scanned = min((ContinuousClock.now - started).inSeconds, timeout)
             if let text = table.tick(scanned) { output.line(text, flush: true) }
             let found = seen.count
             if found == 0 {
@@ -117,9 +117,5 @@ struct Scan: Sendable {
         } catch {
             return Failure.report(error, command: "scan", json: json ? output : nil)
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

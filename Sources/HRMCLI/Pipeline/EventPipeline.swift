@@ -1,11 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A stage every event of a session passes through, in order, before any sink sees it: counts
 /// today, HRV and zones next. It lives for the whole session, across reconnects.
 ///
@@ -56,16 +50,9 @@ final class EventPipeline: Sendable {
     /// waits for it `limit` at most, then drops the event. Returns whether it was sent.
     @discardableResult
     func send(_ event: MonitorEvent, waitingAtMost limit: Duration) -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            let sent = stages.withLockIfAvailable { stages -> Bool in
-                Self.run(event, from: 0, stages.processors, stages.sinks)
-                return true
-            }
-            if sent == true { return true }
-            if ContinuousClock.now >= deadline { return false }
-            usleep(10_000)
-        }
+        stages.withLock(waitingAtMost: limit) { stages in
+            Self.run(event, from: 0, stages.processors, stages.sinks)
+        } != nil
     }
 
     private static func run(

@@ -1,11 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// The first sink: renders events and writes them to stdout at once, on the sender's thread (a
 /// measurement on the thread that received it: its latency is what `make bench-watch` measures).
 /// One lock keeps the renderer's state (live line, sparkline) and the output in order.
@@ -81,8 +75,7 @@ final class StdoutSink: EventSink {
     static let stallReported: Duration = .seconds(2)
 
     static func stall(_ took: Duration) -> MonitorEvent {
-        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
-        let shown = (seconds * 10).rounded() / 10
+        let shown = (took.inSeconds * 10).rounded() / 10
         return MonitorEvent(
             device: nil,
             kind: .error(
@@ -95,16 +88,9 @@ final class StdoutSink: EventSink {
     /// The renderer's last words (restoring a live display), then everything flushed; given up
     /// after 2 s when a write is stuck (stdout that nobody reads), so that hrm can still exit.
     func finish() async {
-        let deadline = ContinuousClock.now + .seconds(2)
-        while ContinuousClock.now < deadline {
-            let done = state.withLockIfAvailable { state -> Bool in
-                if let text = state.renderer.finish() { state.output.raw(text) }
-                state.output.flush()
-                return true
-            }
-            if done == true { return }
-            // Not Task.sleep: the session's task is cancelled by now, and would not wait.
-            usleep(10_000)
+        _ = state.withLock(waitingAtMost: .seconds(2)) { state in
+            if let text = state.renderer.finish() { state.output.raw(text) }
+            state.output.flush()
         }
     }
 }
