@@ -8,8 +8,17 @@ import Testing
 @Suite struct HostileWorldTests {
     static let hrm = HRMProcess.binary.path
 
+    /// Bash for the scripts: `watchdog PID` kills PID after 40 s, so that a hang fails the test
+    /// instead of stalling it, and `end_watchdog` (appended to every script) lets it go.
+    static let watchdog = """
+        watchdog() { (sleep 40; kill -KILL "$1") > /dev/null 2>&1 & WATCHDOG=$!; }
+        end_watchdog() { [ -n "$WATCHDOG" ] && { pkill -P "$WATCHDOG"; kill "$WATCHDOG"; } 2>/dev/null; true; }
+
+        """
+
     /// Runs `script` under hrm-sim playing `scenario`, with `$HRM` the binary, `$OUT` and `$ERR`
-    /// files for hrm's output and `$STATUS` for its exit status; returns those three.
+    /// files for hrm's output, `$STATUS` for its exit status and `watchdog` at hand; returns
+    /// those three.
     static func underSim(_ scenario: String, log: String, _ script: String) async throws -> (
         status: Int32?, stdout: String, stderr: String
     ) {
@@ -22,7 +31,8 @@ import Testing
         )
         let result = try await HRMProcess.runUnderSim(
             scenario, [], log: log,
-            shell: "HRM='\(hrm)'; OUT='\(out)'; ERR='\(err)'; STATUS='\(status)'; touch \"$OUT\"\n" + script)
+            shell: "HRM='\(hrm)'; OUT='\(out)'; ERR='\(err)'; STATUS='\(status)'; touch \"$OUT\"\n"
+                + watchdog + script + "\nend_watchdog")
         #expect(result.status == 0, "the script itself: \(result.stderr)")
         let code = (try? String(contentsOfFile: status, encoding: .utf8)).flatMap {
             Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -61,12 +71,11 @@ import Testing
             "basic", log: log,
             """
             "$HRM" watch --json Polar > "$OUT" 2> "$ERR" & pid=$!
-            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            watchdog $pid
             \(Self.untilMeasuring)
             socket=${DBUS_SYSTEM_BUS_ADDRESS#unix:path=}; socket=${socket%%,*}
             pkill -f "dbus-daemon --config-file=$(dirname "$socket")/bus.conf"
             wait $pid; echo $? > "$STATUS"
-            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
             """)
         #expect(status == 69, "\(stderr)")
         #expect(stderr.contains("lost the connection to the system bus"))
@@ -188,10 +197,9 @@ import Testing
             scenario, log: log,
             """
             "$HRM" reset-energy Polar > "$OUT" 2> "$ERR" & pid=$!
-            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            watchdog $pid
             for _ in $(seq 200); do grep -q call-stalled "$LOG_PATH" && break; sleep 0.05; done
             kill -INT $pid; wait $pid; echo $? > "$STATUS"
-            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
             """.replacingOccurrences(of: "$LOG_PATH", with: log))
         #expect(status == 1, "\(stderr)")
         #expect(stderr.contains("interrupted; the counter was not reset"), "\(stderr)")
@@ -214,11 +222,10 @@ import Testing
             """
             mkfifo '\(fifo)'; exec 3<>'\(fifo)'
             "$HRM" watch --json Polar > '\(fifo)' 2> "$ERR" & pid=$!
-            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            watchdog $pid
             # 600 lines are more than the pipe holds: hrm is blocked writing by then.
             for _ in $(seq 300); do [ "$(grep -c '"notify"' '\(log)')" -ge 600 ] && break; sleep 0.1; done
             kill -TERM $pid; wait $pid; echo $? > "$STATUS"
-            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
             """)
         #expect(status == 0, "\(stderr)")
         let calls = try WatchBinaryTests.calls(log)
@@ -239,14 +246,13 @@ import Testing
             """
             mkfifo '\(fifo)'; exec 3<>'\(fifo)'
             "$HRM" watch --json --duration 12 Polar > '\(fifo)' 2> "$ERR" & pid=$!
-            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            watchdog $pid
             # The pipe fills (600 lines), stays full for 3 s, then is read to the end.
             for _ in $(seq 300); do [ "$(grep -c '"notify"' '\(log)')" -ge 600 ] && break; sleep 0.1; done
             sleep 3
             cat <&3 > "$OUT" & reader=$!
             wait $pid; echo $? > "$STATUS"
             exec 3>&-; sleep 0.5; kill $reader 2>/dev/null
-            pkill -P $watchdog; kill $watchdog 2>/dev/null; true
             """)
         #expect(status == 0, "\(stderr)")
         let stall = WatchBinaryTests.lines(stdout).first { $0["code"] as? String == "output_stalled" }
@@ -298,14 +304,14 @@ import Testing
             /usr/bin/python3 '\(path("service.py"))' \(mode) "$LOG" & service=$!
             for _ in $(seq 100); do grep -q ready "$LOG" 2>/dev/null && break; sleep 0.05; done
             '\(HRMProcess.binary.path)' watch --json Polar > "$OUT" 2> "$ERR" & pid=$!
-            # Whatever happens, hrm does not outlive the test by more than 40 s.
-            (sleep 40; kill -KILL $pid) > /dev/null 2>&1 & watchdog=$!
+            watchdog $pid
             for _ in $(seq 100); do grep -q GetManagedObjects "$LOG" && break; sleep 0.05; done
             \(then)
             wait $pid; echo $? > '\(path("status"))'
-            pkill -P $watchdog; kill $service $watchdog 2>/dev/null; true
+            kill $service 2>/dev/null; end_watchdog
             """
-        let result = try await HRMProcess.runUnderSim("no-bluetoothd", [], shell: script)
+        let result = try await HRMProcess.runUnderSim(
+            "no-bluetoothd", [], shell: HostileWorldTests.watchdog + script)
         #expect(result.status == 0, "the script itself: \(result.stderr)")
         let status = (try? String(contentsOfFile: path("status"), encoding: .utf8)).flatMap {
             Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
