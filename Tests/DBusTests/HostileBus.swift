@@ -30,6 +30,8 @@ final class HostileBus: Sendable {
     var address: String { listener.address }
     /// Connections accepted so far.
     var accepted: Int { listener.accepted }
+    /// Connections whose SASL handshake the bus has finished (`BEGIN` received).
+    var authenticated: Int { listener.authenticated }
 
     /// Waits until the client has closed `expected` connections that the bus kept open; true if
     /// it did within `timeout`.
@@ -62,6 +64,7 @@ private final class HostileListener: Sendable {
 
     private struct State {
         var accepted = 0
+        var authenticated = 0
         var peerClosed = 0
         var open: Set<Int32> = []
         var stopped = false
@@ -178,6 +181,7 @@ private final class HostileListener: Sendable {
                 finish(fd, peerClosed: true)
                 return
             }
+            state.withLock { $0.authenticated += 1 }
             if behaviour == .authenticateThenClose {
                 finish(fd, peerClosed: false)
                 return
@@ -236,6 +240,7 @@ private final class HostileListener: Sendable {
 
     /// Connections accepted so far.
     var accepted: Int { state.withLock { $0.accepted } }
+    var authenticated: Int { state.withLock { $0.authenticated } }
 
     /// Waits until the client has closed every connection that the behaviour kept open (and that
     /// was not closed by the bus itself); true if it did within `timeout`.
