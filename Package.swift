@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "hrm", targets: ["hrm"]),
         .executable(name: "hrm-sim", targets: ["hrm-sim"]),
         .library(name: "HeartRate", targets: ["HeartRate"]),
+        .library(name: "HRV", targets: ["HRV"]),
         .library(name: "DBus", targets: ["DBus"]),
     ],
     dependencies: [
@@ -21,6 +22,9 @@ let package = Package(
     targets: [
         // Pure decoder for the Heart Rate Service: no Foundation, no D-Bus, no dependencies.
         .target(name: "HeartRate", swiftSettings: strict),
+        // Heart-rate variability: artefact correction, time-domain metrics, DFA alpha1. Pure
+        // Swift like HeartRate: no Foundation, no dependencies.
+        .target(name: "HRV", swiftSettings: strict),
 
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
@@ -32,7 +36,7 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate",
+                "BlueZ", "HeartRate", "HRV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -56,11 +60,12 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
+        .testTarget(name: "HRVTests", dependencies: ["HRV"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate"], swiftSettings: strict),
-        .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate"], swiftSettings: strict),
+        .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
