@@ -26,6 +26,12 @@ struct JSONLine {
         if let value { appendInteger(value) } else { appendNull() }
     }
 
+    /// A number as it is (the shortest form that reads back exactly); null for nil or NaN.
+    mutating func add(_ key: String, _ value: Double?) {
+        appendKey(key)
+        if let value { bytes.append(contentsOf: Self.number(value).utf8) } else { appendNull() }
+    }
+
     mutating func add(_ key: String, _ value: Bool) {
         appendKey(key)
         bytes.append(contentsOf: value ? Self.trueLiteral : Self.falseLiteral)

@@ -1,0 +1,52 @@
+import HRV
+
+/// How HRV figures read, in `hrm hrv` and in watch's `hrv` events: the same keys and rounding in
+/// both, so a consumer parses one form.
+enum HRVRendering {
+    /// `beats`, `artefacts`, `mean_nn_ms`, `sdnn_ms`, `rmssd_ms`, `pnn50`, `mean_hr`, `alpha1`, in
+    /// that order; figures to 2 decimals, null where they cannot be computed.
+    static func addFields(of metrics: HRVMetrics, to json: inout JSONLine) {
+        json.add("beats", metrics.beats)
+        json.add("artefacts", metrics.artefacts)
+        json.add("mean_nn_ms", rounded(metrics.meanNN))
+        json.add("sdnn_ms", rounded(metrics.sdnn))
+        json.add("rmssd_ms", rounded(metrics.rmssd))
+        json.add("pnn50", rounded(metrics.pnn50))
+        json.add("mean_hr", rounded(metrics.meanHR))
+        json.add("alpha1", rounded(metrics.alpha1))
+    }
+
+    /// `RMSSD 45.2 ms  SDNN 50.1 ms  pNN50 20.3 %  mean HR 64.2 bpm  alpha1 0.85  (60 beats, 1 artefact corrected)`
+    static func text(_ metrics: HRVMetrics) -> String {
+        var parts: [String] = []
+        if let rmssd = metrics.rmssd { parts.append("RMSSD \(decimal(rmssd, 1)) ms") }
+        if let sdnn = metrics.sdnn { parts.append("SDNN \(decimal(sdnn, 1)) ms") }
+        if let pnn50 = metrics.pnn50 { parts.append("pNN50 \(decimal(pnn50, 1)) %") }
+        if let meanHR = metrics.meanHR { parts.append("mean HR \(decimal(meanHR, 1)) bpm") }
+        if let alpha1 = metrics.alpha1 { parts.append("alpha1 \(decimal(alpha1, 2))") }
+        let artefacts =
+            metrics.artefacts == 0
+            ? "" : ", \(metrics.artefacts) artefact\(metrics.artefacts == 1 ? "" : "s") corrected"
+        parts.append("(\(metrics.beats) beat\(metrics.beats == 1 ? "" : "s")\(artefacts))")
+        return parts.joined(separator: "  ")
+    }
+
+    /// To 2 decimals, as the JSON carries them.
+    static func rounded(_ value: Double?) -> Double? {
+        guard let value, value.isFinite else { return nil }
+        return (value * 100).rounded() / 100
+    }
+
+    /// `value` with exactly `places` decimals (0 to 3), for people.
+    static func decimal(_ value: Double, _ places: Int) -> String {
+        let scale = [1.0, 10, 100, 1000][min(max(places, 0), 3)]
+        let scaled = (value * scale).rounded()
+        guard scaled.magnitude < 1e15 else { return String(value) }
+        let whole = Int(scaled)
+        guard places > 0 else { return String(whole) }
+        let sign = whole < 0 ? "-" : ""
+        let digits = String(whole.magnitude)
+        let padded = String(repeating: "0", count: max(places + 1 - digits.count, 0)) + digits
+        return sign + padded.dropLast(places) + "." + padded.suffix(places)
+    }
+}
