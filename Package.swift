@@ -30,13 +30,17 @@ let package = Package(
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
-        .target(name: "BlueZSimulator", dependencies: ["DBus", "HeartRate"], swiftSettings: strict),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "HeartRate", "Spawn"], swiftSettings: strict),
+
+        // Child processes with a clean signal mask: hrm-sim's COMMAND and dbus-daemon, watch's
+        // --on-alert.
+        .target(name: "Spawn", swiftSettings: strict),
 
         // The command-line interface: commands, input parsing and rendering.
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV",
+                "BlueZ", "HeartRate", "HRV", "Spawn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -45,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "hrm-sim",
             dependencies: [
-                "BlueZSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BlueZSimulator", "Spawn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
 
@@ -64,7 +68,7 @@ let package = Package(
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate"], swiftSettings: strict),
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate", "Spawn"], swiftSettings: strict),
         .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
     ],

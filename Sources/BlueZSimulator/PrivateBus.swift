@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Spawn
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import ArgumentParser
 import BlueZSimulator
 import Dispatch
 import Foundation
+import Spawn
 
 /// `hrm-sim`: a simulated bluetoothd on a private bus, for tests and for trying hrm without a strap.
 @main

@@ -1,6 +1,7 @@
 import BlueZSimulator
 import DBus
 import Foundation
+import Spawn
 import Testing
 
 @Suite struct PrivateBusTests {

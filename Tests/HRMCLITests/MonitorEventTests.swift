@@ -12,7 +12,7 @@ import Testing
         let line = MonitorEventJSON.line(MonitorEvent(time: time, device: address, kind: .measurement(m)))
         #expect(
             line
-                == #"{"type":"measurement","time":"2026-11-22T08:17:09.123Z","device":"D2:4B:7E:10:20:30","bpm":72,"contact":"detected","energy_kj":null,"rr_1024":[845],"rr_ms":[825.1953125],"format":"uint8"}"#
+                == #"{"type":"measurement","time":"2026-11-22T08:17:09.123Z","device":"D2:4B:7E:10:20:30","bpm":72,"contact":"detected","energy_kj":null,"rr_1024":[845],"rr_ms":[825.1953125],"format":"uint8","zone":null}"#
         )
     }
 
@@ -51,7 +51,7 @@ import Testing
         let row = MeasurementCSV.row(MonitorEvent(time: time, device: address, kind: .measurement(m)))
         #expect(
             row
-                == "2026-11-22T08:17:09.123Z,D2:4B:7E:10:20:30,300,unsupported,5,1024 845,1000 825.1953125,uint16"
+                == "2026-11-22T08:17:09.123Z,D2:4B:7E:10:20:30,300,unsupported,5,1024 845,1000 825.1953125,uint16,"
         )
         #expect(MeasurementCSV.row(MonitorEvent(time: time, device: nil, kind: .battery(percent: 1))) == nil)
     }

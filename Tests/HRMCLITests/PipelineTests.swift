@@ -72,7 +72,7 @@ func measurement(_ bpm: UInt8, device: String = "AA:BB:CC:DD:EE:FF") -> MonitorE
 }
 
 func bpm(_ event: MonitorEvent) -> Int? {
-    if case .measurement(let m) = event.kind { Int(m.heartRate) } else { nil }
+    if case .measurement(let m, _) = event.kind { Int(m.heartRate) } else { nil }
 }
 
 @Suite struct PipelineTests {

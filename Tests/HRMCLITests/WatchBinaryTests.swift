@@ -42,14 +42,16 @@ import Testing
         let events = Self.lines(result.stdout)
         #expect(
             events.map { $0["type"] as? String ?? "" } == [
-                "status", "status", "status", "info", "measurement", "measurement", "measurement", "status",
+                "status", "status", "status", "info", "measurement", "measurement", "measurement", "summary",
+                "status",
             ])
         #expect(
             events.compactMap { $0["state"] as? String } == [
                 "scanning", "connecting", "connected", "stopped",
             ])
-        try #require(events.count == 8)
+        try #require(events.count == 9)
         #expect(events[3]["location"] as? String == "chest")
+        #expect(events[7]["measurements"] as? Int == 3)
         #expect(events[3]["battery"] as? Int == 87)
         #expect(events[3]["manufacturer"] as? String == "Polar Electro Oy")
         for event in events.dropFirst() { #expect(event["device"] as? String == "D2:4B:7E:10:20:30") }
@@ -76,9 +78,10 @@ import Testing
         let result = try await HRMProcess.runUnderSim(
             "uint16-energy", ["watch", "--csv", "--count", "2", "Energy"])
         #expect(result.status == 0)
-        #expect(result.stdoutLines.first == "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format")
+        #expect(result.stdoutLines.first == "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format,zone")
         try #require(result.stdoutLines.count == 3)
-        #expect(result.stdoutLines[1].hasSuffix(",uint16"))
+        // No zones set: the zone field is empty.
+        #expect(result.stdoutLines[1].hasSuffix(",uint16,"))
     }
 
     /// A bluetoothd without AcquireNotify: notifications by StartNotify, and every stop route

@@ -14,7 +14,7 @@ import Testing
 
     @Test func csvHasAHeaderAndMeasurementsOnly() throws {
         var renderer = CSVRenderer()
-        #expect(renderer.header == "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format\n")
+        #expect(renderer.header == "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format,zone\n")
         #expect(
             renderer.render(try measurement([0x16, 0x48, 0x4D, 0x03], at: 0))?.hasPrefix(
                 "1970-01-01T00:00:00.000Z,D2:4B") == true)

@@ -34,6 +34,12 @@ public struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup public var search: SearchOptions
 
+    @OptionGroup(title: "Heart-rate variability") public var hrv: HRVOptions
+
+    @OptionGroup(title: "Zones") public var zones: ZoneOptions
+
+    @OptionGroup(title: "Alerts") public var alerts: AlertOptions
+
     public init() {}
 
     public func validate() throws {
@@ -46,7 +52,10 @@ public struct WatchCommand: AsyncParsableCommand {
         StandardOutput.prepare()
         let options = WatchOptions(
             device: device, format: output.chosen, limits: limits.runLimits,
-            bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout)
+            bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout,
+            hrv: hrv.settings, zones: zones.chosen, alertAbove: alerts.alertAbove,
+            alertBelow: alerts.alertBelow,
+            onAlert: alerts.onAlert)
         let status = await WatchSession(options: options).run()
         if status != 0 { throw ExitCode(status) }
     }

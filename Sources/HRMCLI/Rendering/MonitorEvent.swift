@@ -1,3 +1,4 @@
+import HRV
 import HeartRate
 
 /// One thing `scan` or `watch` reports. Logic produces these; renderers turn them into lines.
@@ -14,8 +15,16 @@ struct MonitorEvent: Sendable {
         case info(
             name: String?, location: BodySensorLocation?, battery: Int?, manufacturer: String?, model: String?
         )
-        case measurement(HeartRateMeasurement)
+        /// A decoded notification, with its heart-rate zone when zones are set (0 below zone 1).
+        case measurement(HeartRateMeasurement, zone: Int? = nil)
         case battery(percent: Int)
+        /// HRV over the most recent beats, sent right after the measurement that brought the
+        /// last of them.
+        case hrv(HRVMetrics)
+        /// The heart rate crossed an `--alert-above`/`--alert-below` bound and stayed there.
+        case alert(HeartRateAlert)
+        /// A strap's session in figures, sent just before the `stopped` status.
+        case summary(SessionReport)
         /// A stable `code`, a message for people, and the payload's hex for a malformed frame.
         case error(code: String, message: String, hex: String?)
     }
@@ -54,10 +63,20 @@ enum MonitorEventJSON {
             json.add("battery", battery)
             json.add("manufacturer", manufacturer)
             json.add("model", model)
-        case .measurement(let m):
+        case .measurement(let m, let zone):
             MeasurementRendering.addFields(of: m, to: &json)
+            json.add("zone", zone)
         case .battery(let percent):
             json.add("percent", percent)
+        case .hrv(let metrics):
+            HRVRendering.addFields(of: metrics, to: &json)
+            json.add("window_s", HRVRendering.rounded(metrics.seconds))
+        case .alert(let alert):
+            json.add("alert", alert.direction.rawValue)
+            json.add("bpm", alert.bpm)
+            json.add("bound", alert.bound)
+        case .summary(let report):
+            report.addFields(to: &json)
         case .error(let code, let message, let hex):
             json.add("code", code)
             json.add("message", message)
@@ -73,6 +92,9 @@ enum MonitorEventJSON {
         case .info: "info"
         case .measurement: "measurement"
         case .battery: "battery"
+        case .hrv: "hrv"
+        case .alert: "alert"
+        case .summary: "summary"
         case .error: "error"
         }
     }
@@ -80,11 +102,11 @@ enum MonitorEventJSON {
 
 /// `--csv`: a header, then one row per measurement. Lists are space-separated inside a field.
 enum MeasurementCSV {
-    static let header = "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format"
+    static let header = "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format,zone"
 
     /// The row for a measurement event; nil for every other kind.
     static func row(_ event: MonitorEvent) -> String? {
-        guard case .measurement(let m) = event.kind else { return nil }
+        guard case .measurement(let m, let zone) = event.kind else { return nil }
         return [
             event.time.description,
             event.device ?? "",
@@ -94,6 +116,7 @@ enum MeasurementCSV {
             m.rrIntervals.map { String($0.ticks) }.joined(separator: " "),
             m.rrIntervals.map { MeasurementRendering.milliseconds($0.milliseconds) }.joined(separator: " "),
             m.valueFormat.rawValue,
+            zone.map { String($0) } ?? "",
         ].joined(separator: ",")
     }
 }

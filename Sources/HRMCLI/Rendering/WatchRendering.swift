@@ -1,3 +1,4 @@
+import HRV
 import HeartRate
 
 /// How `watch` writes events: one renderer per output mode. Each returns the text to write to
@@ -37,8 +38,14 @@ struct TextLinesRenderer: EventRenderer {
     mutating func render(_ event: MonitorEvent) -> String? {
         let clock = event.time.localClock
         switch event.kind {
-        case .measurement(let m):
-            return "\(clock)  \(MeasurementRendering.text(m))\n"
+        case .measurement(let m, let zone):
+            return "\(clock)  \(MeasurementRendering.text(m))\(zone.map { "  zone \($0)" } ?? "")\n"
+        case .hrv(let metrics):
+            return "\(clock)  HRV  \(HRVRendering.text(metrics))\n"
+        case .alert(let alert):
+            return "\(clock)  !! \(WatchText.alert(alert))\n"
+        case .summary(let report):
+            return "\(clock)  -- summary\(event.device.map { " for \($0)" } ?? ""): \(report.text)\n"
         case .info(let name, let location, let battery, let manufacturer, let model):
             return "\(clock)  "
                 + WatchText.info(
@@ -64,6 +71,8 @@ struct LiveRenderer: EventRenderer {
     let colour: Bool
     private var history: [(time: Int64, bpm: Int)] = []
     private var latest: HeartRateMeasurement? = nil
+    private var zone: Int? = nil
+    private var hrv: HRVMetrics? = nil
     private var battery: Int? = nil
     private var hasLiveLine = false
 
@@ -73,14 +82,23 @@ struct LiveRenderer: EventRenderer {
 
     mutating func render(_ event: MonitorEvent) -> String? {
         switch event.kind {
-        case .measurement(let m):
+        case .measurement(let m, let zone):
             latest = m
+            self.zone = zone
             history.append((event.time.millisecondsSinceEpoch, Int(m.heartRate)))
             history.removeAll { event.time.millisecondsSinceEpoch - $0.time > 60_000 }
             return redraw()
         case .battery(let percent):
             battery = percent
             return redraw()
+        case .hrv(let metrics):
+            hrv = metrics
+            return redraw()
+        case .alert(let alert):
+            // The bell: a person in the middle of a workout hears it without looking.
+            return "\u{07}" + scroll(paint("!! \(WatchText.alert(alert))", warn: true))
+        case .summary(let report):
+            return scroll(paint("-- summary: \(report.text)", dim: true))
         case .info(let name, let location, let battery, let manufacturer, let model):
             self.battery = battery ?? self.battery
             let line = WatchText.info(
@@ -108,7 +126,8 @@ struct LiveRenderer: EventRenderer {
 
     private mutating func redraw() -> String? {
         guard let m = latest else { return nil }
-        var parts = [paint("♥ \(m.heartRate) bpm", bold: true)]
+        var parts = [paint("♥ \(m.heartRate) bpm", code: Self.zoneColour(zone))]
+        if let zone { parts.append("zone \(zone)") }
         switch m.sensorContact {
         case .detected: parts.append("contact ✓")
         case .notDetected: parts.append(paint("no contact", warn: true))
@@ -120,16 +139,29 @@ struct LiveRenderer: EventRenderer {
                     + " ms")
         }
         if let energy = m.energyExpended { parts.append("\(energy) kJ") }
+        if let hrv, let rmssd = hrv.rmssd {
+            parts.append(
+                "RMSSD \(HRVRendering.decimal(rmssd, 0)) ms"
+                    + (hrv.alpha1.map { " α1 \(HRVRendering.decimal($0, 2))" } ?? ""))
+        }
         parts.append(Sparkline.render(history.map(\.bpm)))
         if let battery { parts.append("battery \(battery) %") }
         hasLiveLine = true
         return "\r\u{1B}[2K" + parts.joined(separator: "  ")
     }
 
-    private func paint(_ text: String, bold: Bool = false, dim: Bool = false, warn: Bool = false) -> String {
+    private func paint(_ text: String, code: String? = nil, dim: Bool = false, warn: Bool = false) -> String {
         guard colour else { return text }
-        let code = bold ? "1;31" : warn ? "33" : dim ? "2" : "0"
+        let code = code ?? (warn ? "33" : dim ? "2" : "0")
         return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+
+    /// The BPM's colour: bold red without zones (as before); by zone with them, from grey below
+    /// zone 1 through blue, cyan, green and yellow to red in zone 5 and above.
+    static func zoneColour(_ zone: Int?) -> String {
+        guard let zone else { return "1;31" }
+        let colours = ["1;90", "1;34", "1;36", "1;32", "1;33", "1;31"]
+        return colours[min(max(zone, 0), colours.count - 1)]
     }
 }
 
@@ -149,6 +181,11 @@ enum WatchText {
         if !maker.isEmpty { facts.append(maker) }
         let who = "\(name.map(shown) ?? "(no name)") (\(address ?? "?"))"
         return facts.isEmpty ? who : "\(who): \(facts.joined(separator: ", "))"
+    }
+
+    /// `heart rate above 160 bpm: 163 bpm`
+    static func alert(_ alert: HeartRateAlert) -> String {
+        "heart rate \(alert.direction.rawValue) \(alert.bound) bpm: \(alert.bpm) bpm"
     }
 
     /// `disconnected: le-connection-abort-by-local; retrying in 0.5 seconds`

@@ -12,11 +12,17 @@ struct WatchOptions: Sendable {
     var bluetooth = AdapterOptions()
     var reconnect = true
     var scanTimeout: Seconds = SearchOptions.defaultScanTimeout
+    var hrv = HRVTracker.Settings()
+    var zones: HeartRateZones? = nil
+    var alertAbove: Int? = nil
+    var alertBelow: Int? = nil
+    var onAlert: String? = nil
 }
 
 /// One `watch` run: finds the strap, hands it to a connection supervisor, and sends everything
-/// that happens through one pipeline (a counter, a battery filter, then stdout) until a limit,
-/// Ctrl-C, SIGTERM or a closed stdout stops it, all through one `SessionStop`.
+/// that happens through one pipeline (a counter, a battery filter, zones, HRV, alerts and the
+/// session's summary, then `--on-alert` and stdout) until a limit, Ctrl-C, SIGTERM or a closed
+/// stdout stops it, all through one `SessionStop`.
 struct WatchSession: Sendable {
     let options: WatchOptions
     let stop = SessionStop()
@@ -32,7 +38,45 @@ struct WatchSession: Sendable {
             renderer: StdoutSink.renderer(
                 for: options.format, terminal: StandardOutput.isTerminal, colour: getenv("NO_COLOR") == nil),
             format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
-        pipeline = EventPipeline(processors: [counter, BatteryChanges()], sinks: [stdout])
+        let relay = EventRelay()
+        pipeline = EventPipeline(
+            processors: Self.processors(options, counter), sinks: Self.queuedSinks(options, relay) + [stdout])
+        relay.connect(pipeline)
+    }
+
+    /// Counting first (`--count` swallows what comes after its last measurement), then what
+    /// annotates measurements, what adds events after them, and the summary, which sees it all.
+    private static func processors(_ options: WatchOptions, _ counter: SessionCounter) -> [any EventProcessor]
+    {
+        var processors: [any EventProcessor] = [counter, BatteryChanges()]
+        if let zones = options.zones { processors.append(ZoneTagger(zones: zones)) }
+        let hrv = HRVTracker(settings: options.hrv)
+        processors.append(hrv)
+        if options.alertAbove != nil || options.alertBelow != nil {
+            processors.append(AlertWatcher(above: options.alertAbove, below: options.alertBelow))
+        }
+        processors.append(SessionSummary(zones: options.zones, hrv: hrv))
+        return processors
+    }
+
+    /// Sinks that do slow work on tasks of their own: before stdout, so that they get each event
+    /// first.
+    private static func queuedSinks(_ options: WatchOptions, _ relay: EventRelay) -> [any EventSink] {
+        guard let command = options.onAlert else { return [] }
+        let alerts = AlertCommand(command: command, timeout: .seconds(30), report: relay.send)
+        return [
+            QueuedSink(alerts, capacity: 16, policy: .dropOldest) { trouble in
+                guard case .dropped(let count) = trouble else { return }
+                relay.send(
+                    MonitorEvent(
+                        device: nil,
+                        kind: .error(
+                            code: AlertCommand.errorCode,
+                            message:
+                                "--on-alert: \(count) alert\(count == 1 ? "" : "s") came while earlier commands still ran: not run",
+                            hex: nil)))
+            }
+        ]
     }
 
     func status(_ state: MonitorEvent.State, _ device: String? = nil, _ detail: String? = nil) {

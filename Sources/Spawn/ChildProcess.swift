@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -9,26 +11,27 @@
 /// Foundation's `Process` passes on the spawning thread's signal mask, and libdispatch's worker
 /// threads block nearly every signal: a dbus-daemon or a COMMAND started from one of them would
 /// ignore SIGTERM and SIGINT, so it could neither be stopped nor get a forwarded Ctrl-C.
-public final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: Sendable {
     public struct SpawnError: Error, CustomStringConvertible {
         public let description: String
     }
 
     public let pid: Int32
-    // Guarded by `lock`: the exit status once reaped.
-    private var reaped: Int32?
-    private let lock = Mutex()
+    /// The exit status once reaped.
+    private let reaped = Mutex<Int32?>(nil)
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
     /// `environment` replaces the whole environment when given. `stdoutFD`, when given, becomes
-    /// the child's standard output; `stderrFD` likewise for standard error.
+    /// the child's standard output; `stderrFD` likewise for standard error; `stdinFD` for its
+    /// standard input.
     public init(
         executable: String, arguments: [String], environment: [String]? = nil, stdoutFD: Int32? = nil,
-        stderrFD: Int32? = nil
+        stderrFD: Int32? = nil, stdinFD: Int32? = nil
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let stdinFD { posix_spawn_file_actions_adddup2(&actions, stdinFD, STDIN_FILENO) }
         if let stdoutFD { posix_spawn_file_actions_adddup2(&actions, stdoutFD, STDOUT_FILENO) }
         if let stderrFD { posix_spawn_file_actions_adddup2(&actions, stderrFD, STDERR_FILENO) }
 
@@ -64,12 +67,12 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Sends `signal` to the child, unless it has been reaped already.
     public func send(_ signal: Int32) {
-        lock.withLock { if reaped == nil { kill(pid, signal) } }
+        reaped.withLock { if $0 == nil { kill(pid, signal) } }
     }
 
     /// The exit status if the child has ended (reaping it), else nil. Never blocks.
     public func poll() -> Int32? {
-        lock.withLock {
+        reaped.withLock { reaped in
             if let reaped { return reaped }
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
@@ -100,6 +103,17 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// This process's environment as `NAME=value` strings, for a child's with a few changes.
+    public static var currentEnvironment: [String] {
+        var entries: [String] = []
+        var cursor = environ
+        while let entry = cursor.pointee {
+            entries.append(String(cString: entry))
+            cursor += 1
+        }
+        return entries
+    }
+
     /// SIGTERM, then SIGKILL if the child is still there after `grace`.
     public func terminate(grace: Duration = .seconds(2)) {
         send(SIGTERM)
@@ -113,19 +127,5 @@ public final class ChildProcess: @unchecked Sendable {
     static func exitCode(_ status: Int32) -> Int32 {
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
-    }
-}
-
-/// A small pthread mutex (Synchronization's Mutex needs newer platforms on Apple systems).
-final class Mutex: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
     }
 }

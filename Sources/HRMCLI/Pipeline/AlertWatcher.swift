@@ -1,0 +1,36 @@
+/// `--alert-above` and `--alert-below`: an `alert` event, right after the measurement that set it
+/// off, when a strap's heart rate has been past a bound for 3 s; again only once it came back by
+/// 3 bpm. A measurement of 0 bpm or without skin contact says nothing about the heart: it
+/// interrupts the 3 s, as a drop does.
+final class AlertWatcher: EventProcessor {
+    private let bounds: [AlertTrigger]
+    private var triggers: [String: [AlertTrigger]] = [:]
+
+    init(above: Int?, below: Int?) {
+        bounds = [
+            above.map { AlertTrigger(.above, bound: $0) }, below.map { AlertTrigger(.below, bound: $0) },
+        ]
+        .compactMap { $0 }
+    }
+
+    func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
+        emit(event)
+        let device = event.device ?? ""
+        var current = triggers[device] ?? bounds
+        defer { triggers[device] = current }
+        switch event.kind {
+        case .measurement(let m, _) where m.heartRate > 0 && m.sensorContact != .notDetected:
+            for index in current.indices {
+                guard
+                    let alert = current[index].observe(
+                        bpm: Int(m.heartRate), at: event.time.millisecondsSinceEpoch)
+                else { continue }
+                emit(MonitorEvent(time: event.time, device: event.device, kind: .alert(alert)))
+            }
+        case .measurement, .status(.disconnected, _), .status(.reconnecting, _):
+            for index in current.indices { current[index].interrupt() }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/// Adds up each strap's session (time connected, heart rate, time in zones) and sends its
+/// `summary` event just before the session's `stopped` status, with the session's HRV from the
+/// tracker.
+final class SessionSummary: EventProcessor {
+    fileprivate struct Tally {
+        var report = SessionReport()
+        /// Heart rates above 0 so far, and their sum.
+        var rated = 0
+        var sum = 0
+        var connectedSince: Int64? = nil
+        /// The last measurement's time and zone: the time until the next one counts to that zone.
+        var last: (time: Int64, zone: Int?)? = nil
+    }
+
+    /// Longer than this between two measurements is a gap, not time in a zone.
+    static let longestGap: Int64 = 5000
+
+    private let zones: HeartRateZones?
+    private let hrv: HRVTracker?
+    private var tallies: [String: Tally] = [:]
+    /// Devices in the order they first appeared, so summaries come out in that order.
+    private var order: [String] = []
+
+    init(zones: HeartRateZones?, hrv: HRVTracker?) {
+        self.zones = zones
+        self.hrv = hrv
+    }
+
+    func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
+        let now = event.time.millisecondsSinceEpoch
+        if case .status(.stopped, _) = event.kind {
+            for device in order {
+                guard var tally = tallies[device] else { continue }
+                tally.disconnect(at: now)
+                tally.report.hrv = hrv?.session(of: device)
+                emit(MonitorEvent(time: event.time, device: device, kind: .summary(tally.report)))
+            }
+            return emit(event)
+        }
+        emit(event)
+        guard let device = event.device else { return }
+        if tallies[device] == nil {
+            order.append(device)
+            var tally = Tally()
+            if let zones { tally.report.zoneSeconds = Array(repeating: 0, count: zones.count + 1) }
+            tallies[device] = tally
+        }
+        switch event.kind {
+        case .status(.connected, _):
+            tallies[device]?.connectedSince = now
+        case .status(.disconnected, _), .status(.reconnecting, _):
+            tallies[device]?.disconnect(at: now)
+        case .measurement(let m, let zone):
+            tallies[device]?.add(bpm: Int(m.heartRate), zone: zone, at: now)
+        default:
+            break
+        }
+    }
+}
+
+extension SessionSummary.Tally {
+    mutating func disconnect(at now: Int64) {
+        if let since = connectedSince { report.connectedSeconds += Double(max(now - since, 0)) / 1000 }
+        connectedSince = nil
+        last = nil
+    }
+
+    mutating func add(bpm: Int, zone: Int?, at now: Int64) {
+        if let last, let zone = last.zone, zone < report.zoneSeconds?.count ?? 0,
+            now - last.time <= SessionSummary.longestGap
+        {
+            report.zoneSeconds?[zone] += Double(max(now - last.time, 0)) / 1000
+        }
+        last = (now, zone)
+        report.measurements += 1
+        guard bpm > 0 else { return }
+        sum += bpm
+        rated += 1
+        report.minimumBPM = min(report.minimumBPM ?? bpm, bpm)
+        report.maximumBPM = max(report.maximumBPM ?? bpm, bpm)
+        report.averageBPM = Double(sum) / Double(rated)
+    }
+}

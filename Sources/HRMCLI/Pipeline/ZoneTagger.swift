@@ -1,0 +1,16 @@
+/// Puts each measurement's heart-rate zone on it, when zones are set.
+final class ZoneTagger: EventProcessor {
+    let zones: HeartRateZones
+
+    init(zones: HeartRateZones) {
+        self.zones = zones
+    }
+
+    func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
+        guard case .measurement(let m, _) = event.kind else { return emit(event) }
+        emit(
+            MonitorEvent(
+                time: event.time, device: event.device,
+                kind: .measurement(m, zone: zones.zone(for: Int(m.heartRate)))))
+    }
+}
