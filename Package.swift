@@ -68,8 +68,10 @@ let package = Package(
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate", "Spawn"], swiftSettings: strict),
-        .testTarget(name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV"], swiftSettings: strict),
+            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate", "Spawn"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

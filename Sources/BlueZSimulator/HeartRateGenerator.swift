@@ -36,8 +36,17 @@ public struct HeartRateGenerator: Sendable {
         /// The most bytes one notification may carry (ATT MTU - 3): 20 at the default MTU.
         public var maximumFrameLength = 20
         public var seed: UInt64 = 1
+        /// Realistic: the base heart rate climbs linearly to `to` bpm over the first `seconds` of
+        /// scenario time, then stays there (a workout through the zones).
+        public var climb: (to: Double, seconds: Double)? = nil
 
         public init() {}
+
+        public static func == (a: Options, b: Options) -> Bool {
+            a.format == b.format && a.includeRR == b.includeRR && a.energyStart == b.energyStart
+                && a.energyPerMinute == b.energyPerMinute && a.maximumFrameLength == b.maximumFrameLength
+                && a.seed == b.seed && a.climb?.to == b.climb?.to && a.climb?.seconds == b.climb?.seconds
+        }
     }
 
     public let source: Source
@@ -84,10 +93,15 @@ public struct HeartRateGenerator: Sendable {
             advanceEnergy(to: time, bpm: Double(value))
             return encode(bpm: value, rr: [])
         case .realistic(let base, let variability):
-            let rr = simulateBeats(until: time, base: base, variability: variability)
+            let rr = simulateBeats(until: time, base: climbing(base, at: time), variability: variability)
             advanceEnergy(to: time, bpm: bpm)
             return encode(bpm: UInt16(max(bpm.rounded(), 0)), rr: rr)
         }
+    }
+
+    private func climbing(_ base: Double, at time: Double) -> Double {
+        guard let climb = options.climb, climb.seconds > 0 else { return base }
+        return base + (climb.to - base) * min(max(time / climb.seconds, 0), 1)
     }
 
     private mutating func simulateBeats(until time: Double, base: Double, variability: Double) -> [UInt16] {

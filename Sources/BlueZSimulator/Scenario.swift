@@ -110,6 +110,9 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var mode: Mode = .realistic
         public var bpm: Double = 72
         public var variability: Double = 4
+        /// Realistic: the base heart rate climbs from `bpm` to this over `climbSeconds`, then stays.
+        public var climbTo: Double? = nil
+        public var climbSeconds: Double = 60
         public var values: [Int] = []
         public var frames: [String] = []
         /// Seconds between notifications.
@@ -269,8 +272,8 @@ extension Scenario.Device {
 
 extension Scenario.HeartRateStream {
     private enum CodingKeys: String, CodingKey {
-        case mode, bpm, variability, values, frames, interval, format, rr, energyStart, energyPerMinute
-        case contact, contactChanges, seed
+        case mode, bpm, variability, climbTo, climbSeconds, values, frames, interval, format, rr, energyStart
+        case energyPerMinute, contact, contactChanges, seed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -279,6 +282,8 @@ extension Scenario.HeartRateStream {
         s.mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? s.mode
         s.bpm = try c.decodeIfPresent(Double.self, forKey: .bpm) ?? s.bpm
         s.variability = try c.decodeIfPresent(Double.self, forKey: .variability) ?? s.variability
+        s.climbTo = try c.decodeIfPresent(Double.self, forKey: .climbTo)
+        s.climbSeconds = try c.decodeIfPresent(Double.self, forKey: .climbSeconds) ?? s.climbSeconds
         s.values = try c.decodeIfPresent([Int].self, forKey: .values) ?? []
         s.frames = try c.decodeIfPresent([String].self, forKey: .frames) ?? []
         s.interval = try c.decodeIfPresent(Double.self, forKey: .interval) ?? s.interval

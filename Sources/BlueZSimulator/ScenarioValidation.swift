@@ -203,6 +203,12 @@ extension Scenario.HeartRateStream {
         switch mode {
         case .realistic:
             if !(30...240).contains(bpm) { problems.append("\(path).bpm: \(bpm) is outside 30-240") }
+            if let climbTo, !(30...240).contains(climbTo) {
+                problems.append("\(path).climbTo: \(climbTo) is outside 30-240")
+            }
+            if !(climbSeconds.isFinite && climbSeconds > 0) {
+                problems.append("\(path).climbSeconds: must be above 0")
+            }
         case .series:
             if values.isEmpty { problems.append("\(path).values: a series needs at least one value") }
             for (i, value) in values.enumerated()
@@ -238,6 +244,7 @@ extension HeartRateGenerator {
         options.energyPerMinute = stream.energyPerMinute
         options.maximumFrameLength = maximumFrameLength
         options.seed = stream.seed
+        options.climb = stream.climbTo.map { (to: $0, seconds: stream.climbSeconds) }
         let source: Source =
             switch stream.mode {
             case .realistic: .realistic(baseBPM: stream.bpm, variability: stream.variability)
