@@ -17,6 +17,7 @@ Run as hrm-sim's command (`--inner`), or without it to drive the rounds and prin
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -28,15 +29,28 @@ ADDRESS = "D2:4B:7E:10:20:40"
 TARGETS = {"p99_ms": 0.15, "cpu_us": 15.0, "rss_mib": 10.0, "idle_pct": 0.1}
 
 
+RR_FRAMES = False
+
+
+def rr_ticks(n):
+    """A clean RR interval for frame n, in 1/1024 s: 800 ms with a breathing swing of +-40 ms."""
+    return round((800 + 40 * math.sin(2 * math.pi * n / 4.5)) * 1.024)
+
+
 def scenario(rate, seconds, sequence):
-    """One known strap; `sequence`: UINT16 frames numbered 1..N (else BlueZ's basic generator)."""
+    """One known strap; `sequence`: UINT16 frames numbered 1..N (else BlueZ's basic generator);
+    with --rr each frame also carries one RR interval, so that watch's HRV runs per frame."""
     device = {
         "address": ADDRESS, "name": "Bench Strap", "rssi": -50, "uuids": ["180d"], "known": True,
         "battery": None, "mtu": 247,
     }
     if sequence:
         count = int(rate * seconds) + 2 * rate
-        frames = ["01%02x%02x" % (n & 0xFF, n >> 8) for n in range(1, count + 1)]
+        if RR_FRAMES:
+            frames = ["11%02x%02x%02x%02x" % (n & 0xFF, n >> 8, rr_ticks(n) & 0xFF, rr_ticks(n) >> 8)
+                      for n in range(1, count + 1)]
+        else:
+            frames = ["01%02x%02x" % (n & 0xFF, n >> 8) for n in range(1, count + 1)]
         device["heartRate"] = {"mode": "frames", "interval": 1.0 / rate, "frames": frames}
     else:
         device["heartRate"] = {"mode": "realistic", "interval": 1.0 / rate, "seed": 3}
@@ -173,9 +187,13 @@ def main():
     parser.add_argument("--sim", default=".build/release/hrm-sim")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--idle-seconds", type=float, default=60)
+    parser.add_argument("--rr", action="store_true",
+                        help="frames carry an RR interval each (watch's HRV works per frame)")
     parser.add_argument("--label", default="hrm watch --json",
                         help="what --hrm is, for the report (the floor reader: see floor/)")
     args = parser.parse_args()
+    global RR_FRAMES
+    RR_FRAMES = args.rr
     if args.inner:
         return inner(args)
 

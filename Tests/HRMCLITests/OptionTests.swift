@@ -26,9 +26,32 @@ import Testing
         ["reset-energy", "--scan-timeout", "-1", "x"], ["reset-energy", "--scan-timeout", "0", "x"],
         ["scan", "--timeout", "-1"], ["scan", "--timeout", "3601"], ["watch", "--count", "0"],
         ["watch", "--json", "--csv"], ["watch", "--format", "csv", "--json"], ["scan", "--format", "xml"],
+        ["watch", "--hrv-every", "-1"], ["watch", "--hrv-every", "nan"], ["watch", "--hrv-window", "5"],
+        ["watch", "--hrv-window", "2h"], ["watch", "--max-hr", "400"], ["watch", "--max-hr", "0"],
+        ["watch", "--rest-hr", "60"], ["watch", "--max-hr", "180", "--rest-hr", "190"],
+        ["watch", "--max-hr", "190", "--zones", "100,120"], ["watch", "--zones", "120,100"],
+        ["watch", "--zones", "100,,120"], ["watch", "--zones", "1 00"], ["watch", "--zones", ""],
+        ["watch", "--zones", "1,2,3,4,5,6,7,8,9,10,11"], ["watch", "--alert-above", "300"],
+        ["watch", "--alert-above", "100", "--alert-below", "120"], ["watch", "--on-alert", "true"],
+        ["watch", "--alert-above", "150", "--on-alert", " "],
     ])
     func badValuesAreUsageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try HRM.parseAsRoot(arguments) }
+    }
+
+    @Test func trainingOptions() throws {
+        func watch(_ arguments: [String]) throws -> WatchCommand {
+            try #require(try HRM.parseAsRoot(["watch"] + arguments) as? WatchCommand)
+        }
+        let defaults = try watch([])
+        #expect(defaults.hrv.settings == HRVTracker.Settings(every: 5, window: 60, correcting: true))
+        #expect(defaults.zones.chosen == nil)
+        #expect(try watch(["--hrv-every", "0"]).hrv.settings.every == nil)
+        #expect(try watch(["--hrv-every", "1m", "--hrv-window", "2m"]).hrv.settings.every == 60)
+        #expect(try watch(["--no-correction"]).hrv.settings.correcting == false)
+        #expect(try watch(["--max-hr", "200"]).zones.chosen?.lowerBounds == [100, 120, 140, 160, 180])
+        #expect(try watch(["--zones", "100, 130,150"]).zones.chosen?.lowerBounds == [100, 130, 150])
+        #expect(try watch(["--max-hr", "190", "--rest-hr", "50"]).zones.chosen?.lowerBounds.first == 120)
     }
 
     @Test func formatAndItsShortForms() throws {

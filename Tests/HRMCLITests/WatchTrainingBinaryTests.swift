@@ -130,3 +130,18 @@ import Testing
         return parts[0] * 3600 + parts[1] * 60 + parts[2]
     }
 }
+
+extension WatchTrainingBinaryTests {
+    /// A failing --on-alert command is reported (stderr, and an error event in JSON) and watching goes on.
+    @Test func aFailingAlertCommandIsReportedAndWatchingGoesOn() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "basic", ["watch", "--json", "--count", "6", "--alert-above", "30", "--on-alert", "exit 3", "Polar"])
+        #expect(result.status == 0)
+        let events = WatchBinaryTests.lines(result.stdout)
+        #expect(events.filter { $0["type"] as? String == "measurement" }.count == 6)
+        #expect(events.filter { $0["type"] as? String == "alert" }.count == 1)
+        let failure = events.first { $0["code"] as? String == "alert_command_failed" }
+        #expect((failure?["message"] as? String)?.contains("exited with status 3") == true)
+        #expect(result.stderr.contains("--on-alert command exited with status 3"))
+    }
+}

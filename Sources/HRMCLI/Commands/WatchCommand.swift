@@ -15,6 +15,15 @@ public struct WatchCommand: AsyncParsableCommand {
             drop hrm reconnects by itself (0.5 s to 5 s between attempts) unless --no-reconnect. \
             Ctrl-C stops notifications, disconnects and exits 0.
 
+            Every --hrv-every seconds (default 5; 0 for none) an hrv event gives RMSSD, SDNN, \
+            pNN50, mean HR and DFA alpha1 over the last --hrv-window seconds of beats (default \
+            60), after correcting missed, extra and ectopic beats (--no-correction to use RR \
+            intervals as they come). --max-hr (with --rest-hr for heart-rate reserve) or --zones \
+            puts a zone on every measurement; --alert-above/--alert-below send one alert when the \
+            heart rate stays past the bound for 3 s, again after it came back by 3 bpm, and \
+            --on-alert runs a shell command for each. A summary (time connected, min/avg/max, \
+            time in zones, the session's HRV) comes before the final status.
+
             Exit status: 0 on a clean stop, 1 when the device was not found (or the link dropped \
             with --no-reconnect), 69 when Bluetooth is unavailable, 77 when access is denied.
             """

@@ -5,13 +5,13 @@ public struct HRVOptions: ParsableArguments, Sendable {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Seconds between hrv events (0 for none).", valueName: "seconds"),
+            "Seconds between hrv events; 0 for none. Default: 5.", valueName: "seconds"),
         transform: HRVOptions.interval)
     public var hrvEvery: Double = 5
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Seconds of beats HRV is computed over.", valueName: "seconds"),
+        help: ArgumentHelp("Seconds of beats HRV is computed over. Default: 60.", valueName: "seconds"),
         transform: Seconds.parsing)
     public var hrvWindow: Seconds = Self.defaultWindow
 

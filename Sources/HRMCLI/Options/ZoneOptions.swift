@@ -3,10 +3,14 @@ public import ArgumentParser
 /// `--max-hr`, `--rest-hr` and `--zones`: heart-rate zones for measurements, the live line and the
 /// summary.
 public struct ZoneOptions: ParsableArguments, Sendable {
-    @Option(help: "Maximum heart rate: zones 1-5 from 50/60/70/80/90 % of it.")
+    @Option(
+        help: ArgumentHelp("Maximum heart rate: zones 1-5 from 50/60/70/80/90 % of it.", valueName: "bpm"))
     public var maxHr: Int?
 
-    @Option(help: "Resting heart rate: with --max-hr, zones of the heart-rate reserve (Karvonen).")
+    @Option(
+        help: ArgumentHelp(
+            "Resting heart rate: with --max-hr, zones of the heart-rate reserve (Karvonen).", valueName: "bpm"
+        ))
     public var restHr: Int?
 
     @Option(
