@@ -34,8 +34,10 @@ enum RRInput {
         var runs: [[Double]] = []
         var current: [Double] = []
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Split on the byte: as Characters, "\r\n" is one grapheme and no "\n".
+        for bytes in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
+            let line = String(Substring(bytes))
             let read: RRLine
             do {
                 read = try parser.parse(line)
