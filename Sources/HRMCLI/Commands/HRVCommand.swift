@@ -26,6 +26,10 @@ public struct HRVCommand: ParsableCommand {
             Missed, extra and ectopic beats are corrected first (--no-correction: taken as they \
             are). A gap and the end of each FILE end a run: no successive difference spans them.
 
+            --json prints one line per result, with the keys of hrm watch's hrv events: \
+            {"type":"hrv","beats":600,"artefacts":0,"mean_nn_ms":953.15,...,"alpha1":0.32}; per \
+            window, "start" and "end" (seconds of beat time) come right after "type".
+
             Examples:
               hrm hrv session.jsonl
               hrm watch --json --duration 5m | hrm hrv
