@@ -6,7 +6,9 @@ public struct HRM: AsyncParsableCommand {
         commandName: "hrm",
         abstract: "A heart-rate monitor for Linux: Bluetooth LE chest straps through BlueZ.",
         version: "0.1.0",
-        subcommands: [ScanCommand.self, WatchCommand.self, ResetEnergyCommand.self, DecodeCommand.self]
+        subcommands: [
+            ScanCommand.self, WatchCommand.self, ResetEnergyCommand.self, DecodeCommand.self, HRVCommand.self,
+        ]
     )
 
     public init() {}

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A line that cannot be read, named by its source and number: `hrm hrv` exits 65 (EX_DATAERR).
+struct RRInputError: Error, Equatable, CustomStringConvertible {
+    /// The file as given on the command line, or `standard input`.
+    let source: String
+    /// From 1.
+    let line: Int
+    let message: String
+    var description: String { "\(source), line \(line): \(message)" }
+}
+
+/// A file that cannot be read: `hrm hrv` exits 66 (EX_NOINPUT).
+struct UnreadableInput: Error, Equatable, CustomStringConvertible {
+    let source: String
+    /// The errno of the call that failed.
+    let code: Int32
+    var description: String { "cannot read \(source): \(Errno.text(code))" }
+}
+
+/// `hrm hrv`'s input: RR intervals in runs. A run ends at a gap (the link dropped) and at the end
+/// of each source, so no successive difference spans either.
+enum RRInput {
+    /// The runs in `text`, in order (empty runs dropped). Throws at the first line that cannot
+    /// be read: nothing of a source is taken unless all of it can be.
+    static func runs(in text: String, source: String) throws(RRInputError) -> [[Double]] {
+        var parser = RRLineParser()
+        var runs: [[Double]] = []
+        var current: [Double] = []
+        var number = 0
+        // Split on the byte: as Characters, "\r\n" is one grapheme and no "\n".
+        for bytes in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            let line = String(Substring(bytes))
+            let read: RRLine
+            do {
+                read = try parser.parse(line)
+            } catch {
+                throw RRInputError(source: source, line: number, message: error.message)
+            }
+            switch read {
+            case .skipped: break
+            case .intervals(let intervals): current += intervals
+            case .gap:
+                if !current.isEmpty { runs.append(current) }
+                current = []
+            }
+        }
+        if !current.isEmpty { runs.append(current) }
+        return runs
+    }
+
+    /// The name a source has in messages: `-` is standard input.
+    static func name(of path: String) -> String {
+        path == "-" ? "standard input" : TerminalText.sanitised(path, limit: TerminalText.messageLimit)
+    }
+
+    /// The whole of `path` (`-`: standard input) as text.
+    static func contents(of path: String) throws(UnreadableInput) -> String {
+        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UnreadableInput(source: name(of: path), code: errno) }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw UnreadableInput(source: name(of: path), code: code)
+            }
+            if got == 0 { break }
+            bytes += chunk[..<got]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

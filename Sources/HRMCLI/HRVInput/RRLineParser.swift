@@ -1,0 +1,189 @@
+/// What one line of `hrm hrv`'s input gives.
+enum RRLine: Equatable {
+    /// Nothing: a blank line, a comment, a CSV header, a JSON event that carries no RR intervals.
+    case skipped
+    /// RR intervals in milliseconds, oldest first (none for a measurement without RR).
+    case intervals([Double])
+    /// The strap's link dropped here: the beats after it start a new run, so that no successive
+    /// difference spans the drop.
+    case gap
+}
+
+/// Why a line cannot be read, without the source and line number (`RRInput` adds them).
+struct RRLineError: Error, Equatable, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// How a line is read: decided per line, from its first characters and the CSV header seen last.
+///
+/// Every input form is detected here, in `detect`, and read by its own method below. hrm session
+/// recordings (planned, not built yet) are one more case: if their lines are JSON objects with
+/// `type`s of their own, a `case` in `jsonLine`'s switch; if they have a header line of their
+/// own, a case here detected like `csvHeader`, with its reader beside `csvRow`.
+enum RRLineForm: Equatable {
+    /// Blank, or a comment (`#`).
+    case ignored
+    /// `{...}`: a line of `hrm watch --json` (or `hrm decode --json`).
+    case json
+    /// `time,device,bpm,...`: the header of `hrm watch --csv`; the rows after it are CSV.
+    case csvHeader
+    /// A line with commas after a CSV header.
+    case csvRow
+    /// Anything else: one RR interval in milliseconds (`812`, `812.5`), or an error.
+    case number
+
+    static func detect(_ trimmed: Substring, afterCSVHeader: Bool) -> RRLineForm {
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { return .ignored }
+        if trimmed.hasPrefix("{") { return .json }
+        if trimmed.hasPrefix("time,") { return .csvHeader }
+        if afterCSVHeader, trimmed.contains(",") { return .csvRow }
+        return .number
+    }
+}
+
+/// Reads the lines of one source (a file, standard input) in order: the CSV header seen last is
+/// the only state, so each source gets a parser of its own.
+struct RRLineParser {
+    /// The RR intervals accepted, in milliseconds: above 0 and below this. 5000 ms is 12 bpm,
+    /// far below any heart that beats; a larger value is a unit mistake (microseconds, 1/1024 s
+    /// ticks of a long gap) or a gap in the recording, not a beat.
+    static let ceiling = 5000.0
+
+    /// The columns of the last `hrm watch --csv` header: found by name, so columns added later
+    /// (at the end or anywhere) change nothing.
+    struct CSVLayout: Equatable {
+        let columns: Int
+        let rrColumn: Int
+    }
+
+    private(set) var csv: CSVLayout?
+
+    init() {}
+
+    mutating func parse(_ line: some StringProtocol) throws(RRLineError) -> RRLine {
+        let trimmed = Substring(String(line).trimmingSpaces)
+        switch RRLineForm.detect(trimmed, afterCSVHeader: csv != nil) {
+        case .ignored: return .skipped
+        case .json: return try Self.jsonLine(trimmed)
+        case .csvHeader:
+            csv = try Self.csvHeader(trimmed)
+            return .skipped
+        case .csvRow:
+            guard let csv else { return try Self.numberLine(trimmed) }
+            return try Self.csvRow(trimmed, layout: csv)
+        case .number: return try Self.numberLine(trimmed)
+        }
+    }
+
+    /// A line of `hrm watch --json`: a measurement's `rr_ms`; a `status` line that says the link
+    /// dropped (`disconnected`) or the session ended (`stopped`: two sessions appended to one
+    /// file) is a gap; every other type (status, info, battery, error, hrv, alert, summary, and
+    /// types added later) carries no RR intervals and is skipped.
+    static func jsonLine(_ text: Substring) throws(RRLineError) -> RRLine {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(String(text))
+        } catch {
+            throw RRLineError(message: "not valid JSON (\(error)): \(quoted(text))")
+        }
+        guard case .object = value, let type = value["type"]?.string else {
+            throw RRLineError(message: "a JSON line must be an object with a \"type\": \(quoted(text))")
+        }
+        switch type {
+        case "measurement":
+            guard case .array(let elements) = value["rr_ms"] else {
+                throw RRLineError(message: "a measurement without an \"rr_ms\" array: \(quoted(text))")
+            }
+            var intervals: [Double] = []
+            for element in elements {
+                guard case .number(let rr) = element else {
+                    throw RRLineError(
+                        message: "\"rr_ms\" holds something other than numbers: \(quoted(text))")
+                }
+                intervals.append(try checked(rr))
+            }
+            return .intervals(intervals)
+        case "status":
+            let state = value["state"]?.string
+            return state == "disconnected" || state == "stopped" ? .gap : .skipped
+        default:
+            return .skipped
+        }
+    }
+
+    static func csvHeader(_ text: Substring) throws(RRLineError) -> CSVLayout {
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            String($0).trimmingSpaces
+        }
+        guard let rr = names.firstIndex(of: "rr_ms") else {
+            throw RRLineError(message: "a CSV header without an rr_ms column: \(quoted(text))")
+        }
+        return CSVLayout(columns: names.count, rrColumn: rr)
+    }
+
+    /// A row of `hrm watch --csv`: the `rr_ms` field, its intervals separated by spaces.
+    static func csvRow(_ text: Substring, layout: CSVLayout) throws(RRLineError) -> RRLine {
+        let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard fields.count == layout.columns else {
+            throw RRLineError(
+                message:
+                    "a CSV row of \(fields.count) fields under a header of \(layout.columns): \(quoted(text))"
+            )
+        }
+        var intervals: [Double] = []
+        for item in fields[layout.rrColumn].split(separator: " ") {
+            guard let rr = plainNumber(item) else {
+                throw RRLineError(message: "the rr_ms field holds \(quoted(item)), not milliseconds")
+            }
+            intervals.append(try checked(rr))
+        }
+        return .intervals(intervals)
+    }
+
+    /// One RR interval in milliseconds: `812`, `812.5`.
+    static func numberLine(_ text: Substring) throws(RRLineError) -> RRLine {
+        guard let rr = plainNumber(text) else {
+            throw RRLineError(
+                message:
+                    "\(quoted(text)) is not an RR interval in milliseconds (812.5), nor a line of hrm watch --json or --csv"
+            )
+        }
+        return .intervals([try checked(rr)])
+    }
+
+    /// Digits with at most one point, and an optional sign (so that `-5` is told it is out of
+    /// range); nil for anything else: `Double(_:)` alone would take `nan`, `inf`, `0x1p3`.
+    static func plainNumber(_ text: some StringProtocol) -> Double? {
+        var body = Substring(text)
+        if body.first == "-" || body.first == "+" { body = body.dropFirst() }
+        var points = 0
+        var digits = 0
+        for character in body {
+            if character == "." {
+                points += 1
+            } else if character.isASCII, character.isNumber {
+                digits += 1
+            } else {
+                return nil
+            }
+        }
+        guard points <= 1, digits > 0, let value = Double(String(text)), value.isFinite else { return nil }
+        return value
+    }
+
+    static func checked(_ rr: Double) throws(RRLineError) -> Double {
+        guard rr.isFinite, rr > 0, rr < ceiling else {
+            throw RRLineError(
+                message:
+                    "the RR interval \(HRVText.number(rr)) ms is out of range: RR intervals are above 0 and below \(Int(ceiling)) ms"
+            )
+        }
+        return rr
+    }
+
+    /// Input text in a message: quoted, escaped and cut (a line may be anything, of any length).
+    static func quoted(_ text: some StringProtocol) -> String {
+        "\"" + TerminalText.sanitised(String(text), limit: 60) + "\""
+    }
+}
