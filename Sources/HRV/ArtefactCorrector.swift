@@ -1,47 +1,52 @@
 /// Finds and corrects missed, extra and ectopic beats in a stream of RR intervals, one beat at a
 /// time, for live windows and whole files alike (one algorithm, so both agree).
 ///
-/// It decides a beat once it has seen the two beats after it, so its output lags its input.
+/// A beat is decided once the two RRs after it have arrived, and its NN interval is handed out
+/// one decision later (a following ectopic beat may still pair with it), so the output lags the
+/// input by three beats; `provisional` gives the held-back beats as they stand.
 ///
-/// ## The algorithm
-/// Lipponen & Tarvainen 2019 (the Kubios automatic correction), run as a stream. For each beat j:
-/// dRR(j) is the RR minus the NN interval before it (already corrected), mRR(j) the RR minus the
-/// median of the 11 RRs around it (negative deviations doubled). Threshold 1 is 5.2 × the
-/// quartile deviation of |dRR|, threshold 2 the same of |mRR|; the paper's decision rule
-/// (`BeatNeighbourhood.verdict`) then calls the beat normal, ectopic, long or short. A beat that
-/// is not normal is corrected by the first of these that fits (m = the local median, th2 =
-/// threshold 2):
-/// - extra beat: a short RR whose sum with the next is within th2 of m: the two merge into one
-///   NN interval (counts 2: both RRs removed, one NN made of them);
-/// - missed beat: a long RR whose half is within th2 of m: split into two equal NN intervals
-///   (counts 2: one per NN made from the single RR);
-/// - compensated pair (an ectopic beat and its pause, either order): the RR and the next lie on
-///   either side of m and sum to within th2 of 2m: both become their mean, which keeps the pair's
-///   total (counts 2: one per RR changed);
-/// - otherwise (an isolated long or short beat): the RR is replaced by the mean of the NN before
-///   it and the RR after it (or m, for either that is missing or itself more than th2 from m)
-///   (counts 1).
+/// ## Detection: Lipponen & Tarvainen 2019 (the Kubios automatic correction)
+/// For each beat j: dRR(j) is the RR minus the NN interval before it (already corrected), mRR(j)
+/// the RR minus the median of the 11 RRs around it (negative deviations doubled). Threshold 1 is
+/// 5.2 × the quartile deviation of |dRR|, threshold 2 the same of |mRR|; the paper's decision
+/// rule (`BeatNeighbourhood.verdict`: its equations 1-5 over the subspaces S11, S12, S21, S22)
+/// then calls the beat normal, ectopic, long or short.
+///
+/// ## Correction, and how `artefacts` counts each kind
+/// A beat that is not normal gets the correction that best fits its unaffected neighbours
+/// (`BeatCorrection`); with m the local median and th2 threshold 2:
+/// - extra beat (a short RR whose sum with the next fits): the two merge into one NN interval,
+///   which counts 2 (both RRs removed, one NN made of them);
+/// - missed beat (a long RR whose half fits): split into two equal NN intervals, each counting
+///   1 (2 in all: the one RR became two NNs);
+/// - ectopic beat and its compensation (a short and a long RR, either order, the RR paired with
+///   the one before or after as the verdict says): both become their mean, which keeps the
+///   pair's total; each counts 1;
+/// - otherwise (an isolated long or short RR): replaced by the mean of its neighbours; counts 1.
 /// An RR that is not finite or not positive is removed and counts 1 on the next NN interval
 /// (which keeps its value but not its successive difference); such RRs at the very end of a run
-/// count in `artefacts` but on no NN interval.
+/// count in `artefacts` but on no NN interval. `artefacts` is otherwise the sum of the NN
+/// intervals' counts.
 ///
 /// A corrected NN interval has `artefacts > 0` and `differenceUsable == false`, and so has the
 /// NN interval after it (its difference involves a corrected beat) and the first of each run.
 ///
-/// ## Deviations from the paper, all because the stream cannot look far ahead
-/// - The thresholds use a trailing window: the last 91 beats up to the two after the beat
+/// ## Deviations from the paper, because a stream cannot look 45 beats ahead
+/// - The thresholds use a trailing window: the 91 most recent RRs, up to the two after the beat
 ///   decided, not 45 beats either side. The median window is trailing too: 8 RRs before the beat
-///   and 2 after it, not 5 and 5. Both use the RRs as received (after removing unmeasurable
-///   ones), so a correction never feeds back into the thresholds.
+///   and 2 after it, not 5 and 5. Both use the RRs as received (less unmeasurable ones), so a
+///   correction never feeds back into the thresholds.
 /// - dRR(j) is taken against the NN interval before the beat, already corrected, where the paper
 ///   runs on the raw series and Kubios iterates; each beat is decided once, in order (the
 ///   paper's second candidate, j + 1, gets its own turn next).
-/// - Neither threshold falls below 3 % of the local median (`minimumThreshold`): series so
+/// - Neither threshold falls below 5 % of the local median (`minimumThreshold`): in series so
 ///   regular that the quartile deviation is nearly zero (a metronome-like test signal, an
-///   exercising athlete) would otherwise flag their noise.
-/// - Warm-up: nothing is decided until a run has `warmUpBeats` beats (the first beats are then
-///   decided with thresholds from the first ones), and a run that ends shorter passes through
-///   untouched. Each run (see `endRun`) starts afresh.
+///   exercising athlete) the paper's thresholds would flag plain noise.
+/// - Warm-up: nothing is decided until a run has `warmUpBeats` beats (its first beats are then
+///   decided with thresholds from those), and a run that ends shorter passes through untouched.
+///   Each run (see `endRun`) starts afresh.
+/// - The choice between the kinds of correction is by fit to the neighbours, not the paper's
+///   fixed order, and the ectopic correction keeps the pair's total rather than interpolating.
 ///
 /// Memory is bounded: a few ring buffers of at most 91 values, whatever the session's length.
 public struct ArtefactCorrector: Sendable {
@@ -59,7 +64,7 @@ public struct ArtefactCorrector: Sendable {
     /// Beats a run needs before anything in it is decided.
     static let warmUpBeats = 20
     /// The floor of both thresholds, as a fraction of the local median.
-    static let minimumThreshold = 0.03
+    static let minimumThreshold = 0.05
 
     /// A received RR not decided yet.
     private struct Pending: Sendable {
@@ -81,9 +86,11 @@ public struct ArtefactCorrector: Sendable {
     /// Measurable RRs received in this run.
     private var received = 0
     private var removedSinceLast = 0
-    private var previousNN: Double?
-    private var previousDifference: Double?
-    private var previousCorrected = false
+    /// The run's latest NN interval, held back one beat; the one before it; whether the held one
+    /// was corrected.
+    private var staged: NNInterval?
+    private var beforeStaged: Double?
+    private var stagedCorrected = false
     /// Pass-through mode: whether the next beat starts a run.
     private var runStarts = true
 
@@ -153,9 +160,10 @@ public struct ArtefactCorrector: Sendable {
         deviationScale.removeAll()
         received = 0
         removedSinceLast = 0
-        previousNN = nil
-        previousDifference = nil
-        previousCorrected = false
+        if let staged { decided.append(staged) }
+        staged = nil
+        beforeStaged = nil
+        stagedCorrected = false
     }
 
     /// The capacity of the corrector's storage, for the memory-bound tests.
@@ -217,7 +225,7 @@ public struct ArtefactCorrector: Sendable {
         let warm = received >= Self.warmUpBeats
         if final, !warm {
             for beat in pending {
-                emit(beat.milliseconds, artefacts: beat.removedBefore, corrected: false, into: &decided)
+                stage(beat.milliseconds, artefacts: beat.removedBefore, corrected: false, into: &decided)
             }
             pending.removeAll(keepingCapacity: true)
             return
@@ -239,9 +247,10 @@ public struct ArtefactCorrector: Sendable {
         let median = beat.median ?? rr
         let th1 = threshold(differenceScale, median: median)
         let th2 = threshold(deviationScale, median: median)
+        let previous = staged?.milliseconds
         let neighbourhood = BeatNeighbourhood(
-            difference: previousNN.map { (rr - $0) / th1 } ?? 0,
-            differenceBefore: previousDifference.map { $0 / th1 },
+            difference: previous.map { (rr - $0) / th1 } ?? 0,
+            differenceBefore: previous.flatMap { last in beforeStaged.map { (last - $0) / th1 } },
             differenceAfter: next.map { ($0.milliseconds - rr) / th1 },
             differenceAfterNext: afterNext.flatMap { after in
                 next.map { (after.milliseconds - $0.milliseconds) / th1 }
@@ -250,48 +259,59 @@ public struct ArtefactCorrector: Sendable {
             aboveMedian: rr > median)
         let verdict = neighbourhood.verdict
         guard verdict != .normal else {
-            emit(rr, artefacts: beat.removedBefore, corrected: false, into: &decided)
+            stage(rr, artefacts: beat.removedBefore, corrected: false, into: &decided)
             return 1
         }
-        let short = verdict == .short || (verdict == .ectopic && neighbourhood.difference < 0)
-        let removed = beat.removedBefore
-        if short, let next, abs(rr + next.milliseconds - median) < th2 {
-            // Extra beat.
-            emit(
-                rr + next.milliseconds, artefacts: 2 + removed + next.removedBefore, corrected: true,
+        let correction = BeatCorrection.correction(
+            of: Neighbours(
+                beforePrevious: beforeStaged, previous: stagedCorrected ? nil : previous, rr: rr,
+                next: next?.milliseconds, afterNext: afterNext?.milliseconds),
+            verdict: verdict, median: median, tolerance: th2)
+        switch correction {
+        case .extra(let merged):
+            stage(
+                merged, artefacts: 2 + beat.removedBefore + (next?.removedBefore ?? 0), corrected: true,
                 into: &decided)
             return 2
-        }
-        if !short, abs(rr / 2 - median) < th2 {
-            // Missed beat.
-            emit(rr / 2, artefacts: 1 + removed, corrected: true, into: &decided)
-            emit(rr / 2, artefacts: 1, corrected: true, into: &decided)
+        case .missed(let half):
+            stage(half, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
+            stage(half, artefacts: 1, corrected: true, into: &decided)
+            return 1
+        case .pairWithNext(let mean):
+            stage(mean, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
+            stage(mean, artefacts: 1 + (next?.removedBefore ?? 0), corrected: true, into: &decided)
+            return 2
+        case .pairWithPrevious(let mean):
+            reviseStaged(to: mean)
+            stage(mean, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
+            return 1
+        case .interpolated(let value):
+            stage(value, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
             return 1
         }
-        if let next, (rr - median) * (next.milliseconds - median) < 0,
-            abs(rr + next.milliseconds - 2 * median) < th2
-        {
-            // An ectopic beat and its compensation.
-            let mean = (rr + next.milliseconds) / 2
-            emit(mean, artefacts: 1 + removed, corrected: true, into: &decided)
-            emit(mean, artefacts: 1 + next.removedBefore, corrected: true, into: &decided)
-            return 2
-        }
-        // An isolated long or short beat: interpolated.
-        let before = previousNN.flatMap { abs($0 - median) < th2 ? $0 : nil } ?? median
-        let after = next.flatMap { abs($0.milliseconds - median) < th2 ? $0.milliseconds : nil } ?? median
-        emit((before + after) / 2, artefacts: 1 + removed, corrected: true, into: &decided)
-        return 1
     }
 
-    private mutating func emit(
+    /// Makes `milliseconds` the latest NN interval of the run, held back one beat (a following
+    /// ectopic beat may still pair with it), and passes on the one it replaces.
+    private mutating func stage(
         _ milliseconds: Double, artefacts: Int, corrected: Bool, into decided: inout [NNInterval]
     ) {
-        let usable = previousNN != nil && artefacts == 0 && !previousCorrected
-        decided.append(NNInterval(milliseconds: milliseconds, artefacts: artefacts, differenceUsable: usable))
-        previousDifference = previousNN.map { milliseconds - $0 }
-        previousNN = milliseconds
-        previousCorrected = corrected
+        let usable = staged != nil && artefacts == 0 && !stagedCorrected
+        if let staged { decided.append(staged) }
+        beforeStaged = staged?.milliseconds
+        staged = NNInterval(milliseconds: milliseconds, artefacts: artefacts, differenceUsable: usable)
+        stagedCorrected = corrected
         self.artefacts += artefacts
+    }
+
+    /// The held-back NN interval turns out to be the first of a compensated pair.
+    private mutating func reviseStaged(to milliseconds: Double) {
+        guard var revised = staged else { return }
+        revised.milliseconds = milliseconds
+        revised.artefacts += 1
+        revised.differenceUsable = false
+        staged = revised
+        stagedCorrected = true
+        artefacts += 1
     }
 }
