@@ -11,8 +11,8 @@ public enum HRV {
         var corrector = ArtefactCorrector(correcting: correcting)
         var beats: [NNInterval] = []
         beats.reserveCapacity(milliseconds.count + 8)
-        for rr in milliseconds { beats += corrector.append(rr) }
-        beats += corrector.endRun()
+        for rr in milliseconds { corrector.append(rr, into: &beats) }
+        corrector.endRun(into: &beats)
         return beats
     }
 

@@ -52,29 +52,34 @@ public struct HRVWindow: Sendable {
     /// The metrics over the window, with `provisional` beats added as if appended (not kept);
     /// alpha1 (O(n)) only when asked. Costs O(provisional) without alpha1.
     public func metrics(adding provisional: [NNInterval] = [], alpha1: Bool = true) -> HRVMetrics {
+        let extra = provisional.allSatisfy(\.isMeasurable) ? provisional : provisional.filter(\.isMeasurable)
         var sums = self.sums
-        let stored = queue.count
-        var added: [NNInterval] = []
-        // The window is stored[start...] followed by added, once the provisional beats are in.
+        // The window is the stored beats from `start`, then `extra`: indices run over both.
         var start = 0
-        func beat(at index: Int) -> NNInterval { index < stored ? queue[index] : added[index - stored] }
-        for candidate in provisional where candidate.isMeasurable {
-            let end = stored + added.count
-            sums.add(candidate, after: end > start ? beat(at: end - 1) : nil)
-            added.append(candidate)
+        for (offset, candidate) in extra.enumerated() {
+            let end = queue.count + offset
+            sums.add(candidate, after: end > start ? beat(at: end - 1, extra: extra) : nil)
             guard let limit else { continue }
-            while sums.milliseconds > limit, start < stored + added.count {
-                let next = start + 1 < stored + added.count ? beat(at: start + 1) : nil
-                sums.removeFirst(beat(at: start), before: next)
+            while sums.milliseconds > limit, start <= end {
+                sums.removeFirst(
+                    beat(at: start, extra: extra),
+                    before: start < end ? beat(at: start + 1, extra: extra) : nil)
                 start += 1
             }
         }
         var metrics = sums.metrics
         if alpha1 {
-            metrics.alpha1 = DetrendedFluctuation.alpha1(
-                (start..<(stored + added.count)).lazy.map { beat(at: $0).milliseconds })
+            let beats = (start..<(queue.count + extra.count)).lazy.map {
+                beat(at: $0, extra: extra).milliseconds
+            }
+            metrics.alpha1 = DetrendedFluctuation.alpha1(beats)
         }
         return metrics
+    }
+
+    /// The beat at `index` of the stored beats followed by `extra`.
+    private func beat(at index: Int, extra: [NNInterval]) -> NNInterval {
+        index < queue.count ? queue[index] : extra[index - queue.count]
     }
 
     /// The beats in the window, oldest first (for tests).
