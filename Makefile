@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-dbus bench-watch bench-watch-floor bench-soak fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-soak fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -31,10 +31,14 @@ test:
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-dbus bench-watch bench-soak
+bench: bench-decoder bench-hrv bench-dbus bench-watch bench-soak
 
 bench-decoder:
-	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --no-progress $(BENCH_FLAGS)
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HeartRateBenchmarks --no-progress $(BENCH_FLAGS)
+
+# HRV: the artefact corrector and live window per beat, alpha1, the window's figures, a session.
+bench-hrv:
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HRVBenchmarks --no-progress $(BENCH_FLAGS)
 
 # libFuzzer over the measurement decoder: `make fuzz FUZZ_SECONDS=600`.
 fuzz:

@@ -19,7 +19,16 @@ let package = Package(
             ],
             path: "HeartRateBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "HRVBenchmarks",
+            dependencies: [
+                .product(name: "HRV", package: "hrm"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "HRVBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

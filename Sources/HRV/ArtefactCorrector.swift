@@ -1,34 +1,317 @@
 /// Finds and corrects missed, extra and ectopic beats in a stream of RR intervals, one beat at a
 /// time, for live windows and whole files alike (one algorithm, so both agree).
 ///
-/// It decides a beat once it has seen the few beats after it, so its output lags its input.
+/// A beat is decided once the two RRs after it have arrived, and its NN interval is handed out
+/// one decision later (a following ectopic beat may still pair with it), so the output lags the
+/// input by three beats; `provisional` gives the held-back beats as they stand.
+///
+/// ## Detection: Lipponen & Tarvainen 2019 (the Kubios automatic correction)
+/// For each beat j: dRR(j) is the RR minus the NN interval before it (already corrected), mRR(j)
+/// the RR minus the median of the 11 RRs around it (negative deviations doubled). Threshold 1 is
+/// 5.2 × the quartile deviation of |dRR|, threshold 2 the same of |mRR|; the paper's decision
+/// rule (`BeatNeighbourhood.verdict`: its equations 1-5 over the subspaces S11, S12, S21, S22)
+/// then calls the beat normal, ectopic, long or short.
+///
+/// ## Correction, and how `artefacts` counts each kind
+/// A beat that is not normal gets the correction that best fits its unaffected neighbours
+/// (`BeatCorrection`); with m the local median and th2 threshold 2:
+/// - extra beat (a short RR whose sum with the next fits): the two merge into one NN interval,
+///   which counts 2 (both RRs removed, one NN made of them);
+/// - missed beat (a long RR whose half fits): split into two equal NN intervals, each counting
+///   1 (2 in all: the one RR became two NNs);
+/// - ectopic beat and its compensation (a short and a long RR, either order, the RR paired with
+///   the one before or after as the verdict says): both become their mean, which keeps the
+///   pair's total; each counts 1;
+/// - otherwise (an isolated long or short RR): replaced by the mean of its neighbours; counts 1.
+/// An RR that is not finite or not positive is removed and counts 1 on the next NN interval
+/// (which keeps its value but not its successive difference); such RRs at the very end of a run
+/// count in `artefacts` but on no NN interval. `artefacts` is otherwise the sum of the NN
+/// intervals' counts.
+///
+/// A corrected NN interval has `artefacts > 0` and `differenceUsable == false`, and so has the
+/// NN interval after it (its difference involves a corrected beat) and the first of each run.
+///
+/// ## Deviations from the paper, because a stream cannot look 45 beats ahead
+/// - The thresholds use a trailing window: the 91 most recent RRs, up to the two after the beat
+///   decided, not 45 beats either side. The median window is trailing too: 8 RRs before the beat
+///   and 2 after it, not 5 and 5. Both use the RRs as received (less unmeasurable ones), so a
+///   correction never feeds back into the thresholds.
+/// - dRR(j) is taken against the NN interval before the beat, already corrected, where the paper
+///   runs on the raw series and Kubios iterates; each beat is decided once, in order (the
+///   paper's second candidate, j + 1, gets its own turn next).
+/// - Neither threshold falls below 5 % of the local median (`minimumThreshold`): in series so
+///   regular that the quartile deviation is nearly zero (a metronome-like test signal, an
+///   exercising athlete) the paper's thresholds would flag plain noise.
+/// - Warm-up: nothing is decided until a run has `warmUpBeats` beats (its first beats are then
+///   decided with thresholds from those), and a run that ends shorter passes through untouched.
+///   Each run (see `endRun`) starts afresh.
+/// - The choice between the kinds of correction is by fit to the neighbours, not the paper's
+///   fixed order, and the ectopic correction keeps the pair's total rather than interpolating.
+///
+/// Memory is bounded: a few ring buffers of at most 91 values, whatever the session's length.
 public struct ArtefactCorrector: Sendable {
     public let correcting: Bool
-    /// RR intervals changed or removed so far.
+    /// RR intervals changed or removed so far, counted as the type's documentation says.
     public private(set) var artefacts = 0
-    private var held: [Double] = []
+
+    /// The paper's multiplier of the quartile deviation.
+    static let thresholdMultiplier = 5.2
+    /// The paper's threshold window, in beats.
+    static let thresholdWindow = 91
+    /// The median window: `medianBefore` RRs, the beat, and `lookahead` RRs.
+    static let medianBefore = 8
+    static let lookahead = 2
+    /// Beats a run needs before anything in it is decided.
+    static let warmUpBeats = 20
+    /// The floor of both thresholds, as a fraction of the local median.
+    static let minimumThreshold = 0.05
+
+    /// A received RR not decided yet.
+    private struct Pending: Sendable {
+        var milliseconds: Double
+        /// Its position in the run's measurable RRs.
+        var index: Int
+        /// The median of the RRs around it; nil until the RRs after it have arrived.
+        var median: Double?
+        /// Unmeasurable RRs removed just before it.
+        var removedBefore: Int
+    }
+
+    private var pending: [Pending] = []
+    /// The run's most recent measurable RRs, enough for a median window.
+    private var recent = RingBuffer<Double>(capacity: medianBefore + 1 + lookahead)
+    /// |dRR| and |mRR| of the run's recent RRs, for the thresholds.
+    private var differenceScale = SlidingQuartiles(capacity: thresholdWindow)
+    private var deviationScale = SlidingQuartiles(capacity: thresholdWindow)
+    /// Measurable RRs received in this run.
+    private var received = 0
+    private var removedSinceLast = 0
+    /// The run's latest NN interval, held back one beat; the one before it; whether the held one
+    /// was corrected.
+    private var staged: NNInterval?
+    private var beforeStaged: Double?
+    private var stagedCorrected = false
+    /// Pass-through mode: whether the next beat starts a run.
     private var runStarts = true
 
     public init(correcting: Bool = true) {
         self.correcting = correcting
+        pending.reserveCapacity(Self.warmUpBeats + Self.lookahead + 2)
     }
 
     /// Takes the next RR interval (milliseconds); returns the NN intervals it lets the corrector
     /// decide, oldest first (possibly none).
     public mutating func append(_ rrMilliseconds: Double) -> [NNInterval] {
-        // SKELETON: passes every beat through.
-        let beat = NNInterval(milliseconds: rrMilliseconds, differenceUsable: !runStarts)
-        runStarts = false
-        return [beat]
+        var decided: [NNInterval] = []
+        append(rrMilliseconds, into: &decided)
+        return decided
+    }
+
+    /// `append(_:)` without allocating: appends the NN intervals decided to `decided`, which the
+    /// caller can reuse (`removeAll(keepingCapacity: true)`) from beat to beat.
+    public mutating func append(_ rrMilliseconds: Double, into decided: inout [NNInterval]) {
+        guard correcting else {
+            decided.append(NNInterval(milliseconds: rrMilliseconds, differenceUsable: !runStarts))
+            runStarts = false
+            return
+        }
+        guard rrMilliseconds.isFinite, rrMilliseconds > 0 else {
+            removedSinceLast += 1
+            return
+        }
+        if let last = recent.newest { differenceScale.insert(abs(rrMilliseconds - last)) }
+        recent.append(rrMilliseconds)
+        pending.append(
+            Pending(
+                milliseconds: rrMilliseconds, index: received, median: nil, removedBefore: removedSinceLast))
+        removedSinceLast = 0
+        received += 1
+        // The beat `lookahead` back now has its whole median window.
+        let complete = received - 1 - Self.lookahead
+        if complete >= 0 { setMedian(ofIndex: complete) }
+        decideReady(final: false, into: &decided)
     }
 
     /// The beats held back, as they would be decided if the run ended now. Changes nothing.
-    public var provisional: [NNInterval] { [] }
+    public var provisional: [NNInterval] {
+        var copy = self
+        return copy.endRun()
+    }
 
     /// The run ends here (the end of the input, or a gap such as a dropped link): decides the
     /// beats held back. The next beat starts a new run (no successive difference to it).
     public mutating func endRun() -> [NNInterval] {
+        var decided: [NNInterval] = []
+        endRun(into: &decided)
+        return decided
+    }
+
+    /// `endRun()` appending to a buffer of the caller's.
+    public mutating func endRun(into decided: inout [NNInterval]) {
         runStarts = true
-        return []
+        guard correcting else { return }
+        // The last beats' medians, over the RRs there are.
+        for index in max(received - Self.lookahead, 0)..<received { setMedian(ofIndex: index) }
+        decideReady(final: true, into: &decided)
+        artefacts += removedSinceLast
+        pending.removeAll(keepingCapacity: true)
+        recent.removeAll()
+        differenceScale.removeAll()
+        deviationScale.removeAll()
+        received = 0
+        removedSinceLast = 0
+        if let staged { decided.append(staged) }
+        staged = nil
+        beforeStaged = nil
+        stagedCorrected = false
+    }
+
+    /// The capacity of the corrector's storage, for the memory-bound tests.
+    var storageCapacity: Int {
+        pending.capacity + recent.storageCapacity + differenceScale.storageCapacity
+            + deviationScale.storageCapacity
+    }
+
+    // MARK: - Medians and thresholds
+
+    /// The median of the RRs from `medianBefore` before `index` to `lookahead` after it (those
+    /// received), recorded on the pending beat and, as |mRR|, in the threshold window.
+    private mutating func setMedian(ofIndex index: Int) {
+        let firstHeld = received - recent.count
+        let lower = max(index - Self.medianBefore, firstHeld)
+        let upper = min(index + Self.lookahead, received - 1)
+        let median = Self.median(of: recent, offsets: (lower - firstHeld)...(upper - firstHeld))
+        let rr = recent[index - firstHeld]
+        deviationScale.insert(abs(Self.medianDeviation(rr, median)))
+        if let first = pending.first, index >= first.index, index - first.index < pending.count {
+            pending[index - first.index].median = median
+        }
+    }
+
+    /// mRR: the deviation from the median, negative ones doubled (the paper's asymmetry: short
+    /// beats are the likelier artefacts).
+    private static func medianDeviation(_ rr: Double, _ median: Double) -> Double {
+        let deviation = rr - median
+        return deviation < 0 ? 2 * deviation : deviation
+    }
+
+    private static func median(of values: RingBuffer<Double>, offsets: ClosedRange<Int>) -> Double {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: offsets.count) { buffer in
+            // Insertion sort: at most 11 values.
+            var count = 0
+            for offset in offsets {
+                let value = values[offset]
+                var slot = count
+                while slot > 0, buffer[slot - 1] > value {
+                    buffer[slot] = buffer[slot - 1]
+                    slot -= 1
+                }
+                buffer[slot] = value
+                count += 1
+            }
+            return count % 2 == 1 ? buffer[count / 2] : (buffer[count / 2 - 1] + buffer[count / 2]) / 2
+        }
+    }
+
+    private func threshold(_ scale: SlidingQuartiles, median: Double) -> Double {
+        max(Self.thresholdMultiplier * scale.quartileDeviation, Self.minimumThreshold * median)
+    }
+
+    // MARK: - Decisions
+
+    /// Decides every pending beat that can be decided: those with a median, once the run is past
+    /// its warm-up; at the end of a run, all of them.
+    private mutating func decideReady(final: Bool, into decided: inout [NNInterval]) {
+        let warm = received >= Self.warmUpBeats
+        if final, !warm {
+            for beat in pending {
+                stage(beat.milliseconds, artefacts: beat.removedBefore, corrected: false, into: &decided)
+            }
+            pending.removeAll(keepingCapacity: true)
+            return
+        }
+        guard warm else { return }
+        var consumed = 0
+        while consumed < pending.count, pending[consumed].median != nil {
+            consumed += decide(at: consumed, into: &decided)
+        }
+        pending.removeFirst(min(consumed, pending.count))
+    }
+
+    /// Decides the pending beat at `position`; returns how many pending beats that used up.
+    private mutating func decide(at position: Int, into decided: inout [NNInterval]) -> Int {
+        let beat = pending[position]
+        let next = position + 1 < pending.count ? pending[position + 1] : nil
+        let afterNext = position + 2 < pending.count ? pending[position + 2] : nil
+        let rr = beat.milliseconds
+        let median = beat.median ?? rr
+        let th1 = threshold(differenceScale, median: median)
+        let th2 = threshold(deviationScale, median: median)
+        let previous = staged?.milliseconds
+        let neighbourhood = BeatNeighbourhood(
+            difference: previous.map { (rr - $0) / th1 } ?? 0,
+            differenceBefore: previous.flatMap { last in beforeStaged.map { (last - $0) / th1 } },
+            differenceAfter: next.map { ($0.milliseconds - rr) / th1 },
+            differenceAfterNext: afterNext.flatMap { after in
+                next.map { (after.milliseconds - $0.milliseconds) / th1 }
+            },
+            medianDeviation: Self.medianDeviation(rr, median) / th2,
+            aboveMedian: rr > median)
+        let verdict = neighbourhood.verdict
+        guard verdict != .normal else {
+            stage(rr, artefacts: beat.removedBefore, corrected: false, into: &decided)
+            return 1
+        }
+        let correction = BeatCorrection.correction(
+            of: Neighbours(
+                beforePrevious: beforeStaged, previous: stagedCorrected ? nil : previous, rr: rr,
+                next: next?.milliseconds, afterNext: afterNext?.milliseconds),
+            verdict: verdict, median: median, tolerance: th2)
+        switch correction {
+        case .extra(let merged):
+            stage(
+                merged, artefacts: 2 + beat.removedBefore + (next?.removedBefore ?? 0), corrected: true,
+                into: &decided)
+            return 2
+        case .missed(let half):
+            stage(half, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
+            stage(half, artefacts: 1, corrected: true, into: &decided)
+            return 1
+        case .pairWithNext(let mean):
+            stage(mean, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
+            stage(mean, artefacts: 1 + (next?.removedBefore ?? 0), corrected: true, into: &decided)
+            return 2
+        case .pairWithPrevious(let mean):
+            reviseStaged(to: mean)
+            stage(mean, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
+            return 1
+        case .interpolated(let value):
+            stage(value, artefacts: 1 + beat.removedBefore, corrected: true, into: &decided)
+            return 1
+        }
+    }
+
+    /// Makes `milliseconds` the latest NN interval of the run, held back one beat (a following
+    /// ectopic beat may still pair with it), and passes on the one it replaces.
+    private mutating func stage(
+        _ milliseconds: Double, artefacts: Int, corrected: Bool, into decided: inout [NNInterval]
+    ) {
+        let usable = staged != nil && artefacts == 0 && !stagedCorrected
+        if let staged { decided.append(staged) }
+        beforeStaged = staged?.milliseconds
+        staged = NNInterval(milliseconds: milliseconds, artefacts: artefacts, differenceUsable: usable)
+        stagedCorrected = corrected
+        self.artefacts += artefacts
+    }
+
+    /// The held-back NN interval turns out to be the first of a compensated pair.
+    private mutating func reviseStaged(to milliseconds: Double) {
+        guard var revised = staged else { return }
+        revised.milliseconds = milliseconds
+        revised.artefacts += 1
+        revised.differenceUsable = false
+        staged = revised
+        stagedCorrected = true
+        artefacts += 1
     }
 }

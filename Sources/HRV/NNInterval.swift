@@ -3,7 +3,7 @@ public struct NNInterval: Sendable, Equatable {
     /// The interval in milliseconds.
     public var milliseconds: Double
     /// How many of the strap's RR intervals were changed or removed to make this one: 0 for a
-    /// clean beat.
+    /// clean beat. See `ArtefactCorrector` for how each kind of artefact counts.
     public var artefacts: Int
     /// Whether the successive difference to the NN interval before it may be used (RMSSD, pNN50):
     /// false when either beat was corrected, or a gap (a dropped link) lies between them.
@@ -14,4 +14,8 @@ public struct NNInterval: Sendable, Equatable {
         self.artefacts = artefacts
         self.differenceUsable = differenceUsable
     }
+
+    /// Whether the interval can be measured at all: finite and positive. Metrics and windows
+    /// skip the others.
+    var isMeasurable: Bool { milliseconds.isFinite && milliseconds > 0 }
 }

@@ -1,0 +1,260 @@
+import Testing
+
+@testable import HRV
+
+/// Artefact correction: clean data untouched, injected artefacts found where they were put and
+/// undone, the live stream identical to the offline analysis, memory bounded.
+@Suite struct ArtefactCorrectorTests {
+    /// Resting-like RR: ±50 ms of sinus arrhythmia at 0.25 Hz around 800 ms and 10 ms of noise.
+    static let clean = sinusArrhythmia(count: 300, mean: 800, amplitude: 50, noise: 10, seed: 4)
+
+    static func values(_ beats: [NNInterval]) -> [Double] { beats.map(\.milliseconds) }
+    static func flagged(_ beats: [NNInterval]) -> [Int] {
+        beats.indices.filter { beats[$0].artefacts > 0 }
+    }
+
+    /// Every beat outside `changed` comes through exactly as in `clean`.
+    static func expectUntouched(
+        _ beats: [NNInterval], except changed: Set<Int>, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(beats.count == clean.count, sourceLocation: sourceLocation)
+        let differing = beats.indices.filter {
+            !changed.contains($0) && $0 < clean.count && beats[$0].milliseconds != clean[$0]
+        }
+        #expect(differing == [], sourceLocation: sourceLocation)
+    }
+
+    @Test func cleanRestingDataIsUntouched() {
+        let beats = HRV.correct(rr: Self.clean)
+        #expect(Self.values(beats) == Self.clean)
+        #expect(Self.flagged(beats).isEmpty)
+        #expect(beats.dropFirst().allSatisfy { $0.differenceUsable })
+        #expect(beats.first?.differenceUsable == false)
+    }
+
+    /// Strong respiratory sinus arrhythmia, ±150 ms at 0.25 Hz around 900 ms: with and without a
+    /// little noise, the phase following the beats' times or their count.
+    @Test(arguments: [0.0, 3, 5])
+    func strongSinusArrhythmiaIsUntouched(noise: Double) {
+        let timed = sinusArrhythmia(count: 2000, mean: 900, amplitude: 150, hertz: 0.25, noise: noise)
+        var random = SplitMix64(seed: 8)
+        let counted = (0..<2000).map { k in
+            900 + 150 * sine(2 * Double.pi * 0.25 * 0.9 * Double(k)) + noise * random.gaussian()
+        }
+        for series in [timed, counted] {
+            let beats = HRV.correct(rr: series)
+            #expect(Self.values(beats) == series)
+            #expect(Self.flagged(beats).isEmpty)
+        }
+    }
+
+    @Test(arguments: [3, 30, 150, 290])
+    func missedBeatIsSplitBack(at index: Int) {
+        var rr = Self.clean
+        rr[index] += rr.remove(at: index + 1)
+        let beats = HRV.correct(rr: rr)
+        Self.expectUntouched(beats, except: [index, index + 1])
+        #expect(Self.flagged(beats) == [index, index + 1])
+        let half = (Self.clean[index] + Self.clean[index + 1]) / 2
+        #expect(abs(beats[index].milliseconds - half) < 1e-9)
+        #expect(beats[index].milliseconds == beats[index + 1].milliseconds)
+        #expect(beats[index].artefacts + beats[index + 1].artefacts == 2)
+        #expect(beats[index...(index + 2)].allSatisfy { !$0.differenceUsable })
+        #expect(beats[index + 3].differenceUsable)
+    }
+
+    @Test(arguments: [3, 30, 150, 290])
+    func extraBeatIsMerged(at index: Int) {
+        var rr = Self.clean
+        let early = rr[index] * 0.4
+        rr[index] -= early
+        rr.insert(early, at: index + 1)
+        let beats = HRV.correct(rr: rr)
+        Self.expectUntouched(beats, except: [index])
+        #expect(Self.flagged(beats) == [index])
+        #expect(abs(beats[index].milliseconds - Self.clean[index]) < 1e-9)
+        #expect(beats[index].artefacts == 2)
+        #expect(!beats[index].differenceUsable && !beats[index + 1].differenceUsable)
+    }
+
+    /// A premature beat (25 % early) and its compensatory pause: both become their mean.
+    @Test(arguments: [3, 30, 150, 290])
+    func ectopicBeatKeepsThePairsTotal(at index: Int) {
+        var rr = Self.clean
+        let early = rr[index] * 0.25
+        rr[index] -= early
+        rr[index + 1] += early
+        let beats = HRV.correct(rr: rr)
+        Self.expectUntouched(beats, except: [index, index + 1])
+        #expect(Self.flagged(beats) == [index, index + 1])
+        let mean = (Self.clean[index] + Self.clean[index + 1]) / 2
+        #expect(abs(beats[index].milliseconds - mean) < 1e-9)
+        #expect(abs(beats[index + 1].milliseconds - mean) < 1e-9)
+        #expect(beats[index].artefacts == 1 && beats[index + 1].artefacts == 1)
+    }
+
+    @Test func severalArtefactsAreEachFoundAndCounted() {
+        var rr = Self.clean
+        // Ectopic at 200, extra at 120, missed at 50 (from the back, so indices hold).
+        rr[200] -= 200
+        rr[201] += 200
+        rr.insert(300, at: 121)
+        rr[120] -= 300
+        rr[50] += rr.remove(at: 51)
+        var corrector = ArtefactCorrector()
+        var beats: [NNInterval] = []
+        for value in rr { beats += corrector.append(value) }
+        beats += corrector.endRun()
+        #expect(Self.flagged(beats) == [50, 51, 120, 200, 201])
+        #expect(corrector.artefacts == 6)
+        #expect(HRV.metrics(of: beats).artefacts == 6)
+        let corrected = HRV.metrics(of: beats)
+        let truth = HRV.metrics(of: Self.clean.map { NNInterval(milliseconds: $0) })
+        #expect(corrected.beats == truth.beats)
+        #expect(abs(corrected.seconds - truth.seconds) < 1e-9)
+    }
+
+    @Test func withoutCorrectionEverythingPassesThrough() {
+        let rr = [800, 1600, 400, 400, .nan, -5, 0, 800] + Self.clean
+        var corrector = ArtefactCorrector(correcting: false)
+        var beats: [NNInterval] = []
+        for value in rr { beats += corrector.append(value) }
+        #expect(corrector.provisional.isEmpty)
+        beats += corrector.endRun()
+        #expect(beats.map(\.milliseconds.bitPattern) == rr.map(\.bitPattern))
+        #expect(beats.allSatisfy { $0.artefacts == 0 })
+        #expect(corrector.artefacts == 0)
+        #expect(
+            beats.first?.differenceUsable == false && beats.dropFirst().allSatisfy { $0.differenceUsable })
+    }
+
+    @Test func unmeasurableRRsAreRemovedAndCounted() {
+        var rr = Self.clean
+        rr.insert(.nan, at: 100)
+        rr.insert(0, at: 150)
+        rr.insert(-20, at: 150)
+        rr.insert(.infinity, at: 200)
+        rr.append(.nan)
+        var corrector = ArtefactCorrector()
+        var beats: [NNInterval] = []
+        for value in rr { beats += corrector.append(value) }
+        beats += corrector.endRun()
+        #expect(Self.values(beats) == Self.clean)
+        // Each removal counts on the beat after it, which loses its difference only.
+        #expect(Self.flagged(beats) == [100, 149, 197])
+        #expect(beats[149].artefacts == 2)
+        #expect(!beats[100].differenceUsable && beats[101].differenceUsable)
+        // The NaN at the very end counts, on no beat.
+        #expect(corrector.artefacts == 5)
+    }
+
+    @Test func hostileValuesDoNotTrap() {
+        let rr: [Double] =
+            [1e300, 800, .greatestFiniteMagnitude, 1e-300, 800, -.infinity] + Self.clean
+            + [1e300, 1e-300, 800, 1e308, 1e308]
+        let beats = HRV.correct(rr: rr)
+        #expect(beats.allSatisfy { $0.milliseconds > 0 })
+        _ = HRV.metrics(of: beats)
+        _ = HRV.correct(rr: Array(repeating: 800, count: 500))
+    }
+
+    /// The same RR stream fed beat by beat (what `hrm watch` does), with the held-back beats taken
+    /// as provisional at the end, gives exactly what the whole-file analysis gives.
+    @Test(arguments: 1...4 as ClosedRange<UInt64>)
+    func liveEqualsOffline(seed: UInt64) {
+        let rr = Self.dirtySeries(count: 1500, seed: seed)
+        var corrector = ArtefactCorrector()
+        var decided: [NNInterval] = []
+        var lag = 0
+        for value in rr {
+            decided += corrector.append(value)
+            let provisional = corrector.provisional
+            #expect(corrector.provisional == provisional)  // Asking changes nothing.
+            lag = max(lag, provisional.count)
+        }
+        #expect(decided + corrector.provisional == HRV.correct(rr: rr))
+        #expect(lag <= ArtefactCorrector.warmUpBeats + 2)
+    }
+
+    /// A run ends (a dropped link): what follows is corrected as a run of its own.
+    @Test func runsAreIndependent() {
+        let first = Self.dirtySeries(count: 400, seed: 5)
+        let second = Self.dirtySeries(count: 300, seed: 6)
+        var corrector = ArtefactCorrector()
+        var beats: [NNInterval] = []
+        for value in first { beats += corrector.append(value) }
+        beats += corrector.endRun()
+        for value in second { beats += corrector.append(value) }
+        beats += corrector.endRun()
+        let expected = HRV.correct(rr: first) + HRV.correct(rr: second)
+        #expect(beats == expected)
+        #expect(!beats[HRV.correct(rr: first).count].differenceUsable)
+    }
+
+    @Test func shortRunsPassThroughUntouched() {
+        let rr = [800.0, 1600, 800, 400, 400, 800]
+        #expect(Self.values(HRV.correct(rr: rr)) == rr)
+    }
+
+    @Test func memoryStaysBounded() {
+        let rr = Self.dirtySeries(count: 100_000, seed: 7)
+        var corrector = ArtefactCorrector()
+        var decided: [NNInterval] = []
+        var early = 0
+        for (index, value) in rr.enumerated() {
+            decided.removeAll(keepingCapacity: true)
+            corrector.append(value, into: &decided)
+            if index == 1000 { early = corrector.storageCapacity }
+        }
+        #expect(early > 0)
+        #expect(corrector.storageCapacity == early)
+        #expect(corrector.storageCapacity < 1000)
+    }
+
+    /// The paper's decision rule on textbook patterns (values already divided by the thresholds).
+    @Test func verdicts() {
+        func verdict(_ d: Double, _ before: Double?, _ after: Double?, _ afterNext: Double?, m: Double = 0)
+            -> BeatVerdict
+        {
+            BeatNeighbourhood(
+                difference: d, differenceBefore: before, differenceAfter: after,
+                differenceAfterNext: afterNext,
+                medianDeviation: m, aboveMedian: m > 0
+            ).verdict
+        }
+        #expect(verdict(0.5, 0, -0.5, 0) == .normal)
+        // The long middle of a short-long-normal pattern: both neighbours fall (equation 1).
+        #expect(verdict(4, -2, -2, 0) == .ectopic)
+        // A missed beat: a rise, then a fall (equation 3).
+        #expect(verdict(8, 0, -8, 0, m: 2) == .long)
+        // An extra detection: a fall, then a rise (equation 5).
+        #expect(verdict(-6, 0, 1, 5, m: -2) == .short)
+        // A large deviation from the median alone.
+        #expect(verdict(0.2, 0, 0, 0, m: 4) == .long)
+        #expect(verdict(0.2, 0, 0, 0, m: -4) == .short)
+    }
+
+    /// `clean`-like RR with an artefact of each kind every 40-ish beats and the odd unmeasurable
+    /// value.
+    static func dirtySeries(count: Int, seed: UInt64) -> [Double] {
+        var random = SplitMix64(seed: seed)
+        var rr = sinusArrhythmia(count: count, mean: 800, amplitude: 50, noise: 10, seed: seed)
+        var index = 25
+        while index < rr.count - 3 {
+            switch random.next() % 5 {
+            case 0: rr[index] += rr.remove(at: index + 1)
+            case 1:
+                let early = rr[index] * 0.45
+                rr[index] -= early
+                rr.insert(early, at: index + 1)
+            case 2:
+                rr[index] -= 180
+                rr[index + 1] += 180
+            case 3: rr[index] *= 1.4
+            default: rr.insert(.nan, at: index)
+            }
+            index += 20 + Int(random.next() % 40)
+        }
+        return rr
+    }
+}
