@@ -135,7 +135,8 @@ extension WatchTrainingBinaryTests {
     /// A failing --on-alert command is reported (stderr, and an error event in JSON) and watching goes on.
     @Test func aFailingAlertCommandIsReportedAndWatchingGoesOn() async throws {
         let result = try await HRMProcess.runUnderSim(
-            "basic", ["watch", "--json", "--count", "6", "--alert-above", "30", "--on-alert", "exit 3", "Polar"])
+            "basic",
+            ["watch", "--json", "--count", "6", "--alert-above", "30", "--on-alert", "exit 3", "Polar"])
         #expect(result.status == 0)
         let events = WatchBinaryTests.lines(result.stdout)
         #expect(events.filter { $0["type"] as? String == "measurement" }.count == 6)
