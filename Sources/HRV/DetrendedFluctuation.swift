@@ -44,16 +44,20 @@ enum DetrendedFluctuation {
 
     /// The slope of log10 F(n) against log10 n over the box sizes.
     private static func slope(of profile: UnsafeBufferPointer<Double>) -> Double? {
+        slope { fluctuation(of: profile, boxSize: $0) }
+    }
+
+    /// The least-squares slope of log10 F(n) against log10 n for n in `boxSizes`; nil when an
+    /// F(n) is missing, zero or not finite. Shared with `StreamingDFA`.
+    static func slope(_ fluctuation: (Int) -> Double?) -> Double? {
         var sumX = 0.0
         var sumY = 0.0
         var sumXX = 0.0
         var sumXY = 0.0
         for size in boxSizes {
-            guard let fluctuation = fluctuation(of: profile, boxSize: size), fluctuation > 0,
-                fluctuation.isFinite
-            else { return nil }
+            guard let value = fluctuation(size), value > 0, value.isFinite else { return nil }
             let x = log10(Double(size))
-            let y = log10(fluctuation)
+            let y = log10(value)
             sumX += x
             sumY += y
             sumXX += x * x

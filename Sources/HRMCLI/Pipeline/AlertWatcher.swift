@@ -16,19 +16,16 @@ final class AlertWatcher: EventProcessor {
     func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         emit(event)
         let device = event.device ?? ""
-        var current = triggers[device] ?? bounds
-        defer { triggers[device] = current }
         switch event.kind {
         case .measurement(let m, _) where m.heartRate > 0 && m.sensorContact != .notDetected:
-            for index in current.indices {
-                guard
-                    let alert = current[index].observe(
-                        bpm: Int(m.heartRate), at: event.time.millisecondsSinceEpoch)
+            let now = event.time.millisecondsSinceEpoch
+            for index in bounds.indices {
+                guard let alert = triggers[device, default: bounds][index].observe(bpm: Int(m.heartRate), at: now)
                 else { continue }
                 emit(MonitorEvent(time: event.time, device: event.device, kind: .alert(alert)))
             }
         case .measurement, .status(.disconnected, _), .status(.reconnecting, _):
-            for index in current.indices { current[index].interrupt() }
+            for index in bounds.indices { triggers[device, default: bounds][index].interrupt() }
         default:
             break
         }

@@ -1,11 +1,12 @@
 import HRV
+import HeartRate
 
 /// Live HRV per strap: every RR interval through artefact correction into a window of the last
 /// `--hrv-window` seconds of beats, and an `hrv` event every `--hrv-every` seconds, sent right
 /// after the measurement that brought the window's last beats. It lives for the whole session, so
 /// a window survives reconnects; a drop ends a run of beats (no successive difference spans it).
 ///
-/// It also keeps every beat of the session, for the summary's RMSSD and alpha1.
+/// It also sums every beat of the session, for the summary's RMSSD and alpha1.
 final class HRVTracker: EventProcessor {
     struct Settings: Sendable, Equatable {
         /// Seconds between `hrv` events; nil for none.
@@ -18,9 +19,12 @@ final class HRVTracker: EventProcessor {
     fileprivate struct Strap {
         var corrector: ArtefactCorrector
         var window: HRVWindow
-        var session = HRVWindow(seconds: nil)
+        /// Every beat of the session, summed (O(1) memory however long it runs).
+        var session = HRVAccumulator()
         /// When the last `hrv` event went out (or the first beat came), in ms since the epoch.
         var lastReport: Int64? = nil
+        /// The corrector's output, reused from beat to beat (no allocation per beat).
+        var decided: [NNInterval] = []
     }
 
     let settings: Settings
@@ -35,22 +39,11 @@ final class HRVTracker: EventProcessor {
         let device = event.device ?? ""
         switch event.kind {
         case .measurement(let m, _) where !m.rrIntervals.isEmpty:
-            var strap =
-                straps[device]
-                ?? Strap(
-                    corrector: ArtefactCorrector(correcting: settings.correcting),
-                    window: HRVWindow(seconds: settings.window))
-            for rr in m.rrIntervals {
-                strap.add(strap.corrector.append(rr.milliseconds))
-            }
-            let now = event.time.millisecondsSinceEpoch
-            let due = settings.every.map { now - (strap.lastReport ?? now) >= Int64($0 * 1000) } ?? false
-            if strap.lastReport == nil || due { strap.lastReport = now }
-            straps[device] = strap
-            if due {
-                let metrics = strap.window.metrics(adding: strap.corrector.provisional, alpha1: true)
-                emit(MonitorEvent(time: event.time, device: event.device, kind: .hrv(metrics)))
-            }
+            // In place (the default subscript's modify, its default made only when missing): a
+            // copy would copy the window's beats per notification.
+            let metrics = straps[device, default: Strap(settings)].add(
+                m.rrIntervals, at: event.time.millisecondsSinceEpoch, every: settings.every)
+            if let metrics { emit(MonitorEvent(time: event.time, device: event.device, kind: .hrv(metrics))) }
         case .status(.disconnected, _), .status(.reconnecting, _):
             straps[device]?.endRun()
         default:
@@ -61,11 +54,27 @@ final class HRVTracker: EventProcessor {
     /// HRV over every beat the strap sent in this session; nil before its first RR interval.
     func session(of device: String?) -> HRVMetrics? {
         guard let strap = straps[device ?? ""] else { return nil }
-        return strap.session.metrics(adding: strap.corrector.provisional, alpha1: true)
+        return strap.session.metrics(adding: strap.corrector.provisional)
     }
 }
 
 extension HRVTracker.Strap {
+    init(_ settings: HRVTracker.Settings) {
+        corrector = ArtefactCorrector(correcting: settings.correcting)
+        window = HRVWindow(seconds: settings.window)
+    }
+
+    /// Takes a measurement's RR intervals, received at `now` (ms); returns the window's metrics
+    /// when an `hrv` event is due.
+    mutating func add(_ intervals: RRIntervals, at now: Int64, every: Double?) -> HRVMetrics? {
+        for rr in intervals { corrector.append(rr.milliseconds, into: &decided) }
+        add(decided)
+        decided.removeAll(keepingCapacity: true)
+        let due = every.map { now - (lastReport ?? now) >= Int64($0 * 1000) } ?? false
+        if lastReport == nil || due { lastReport = now }
+        return due ? window.metrics(adding: corrector.provisional, alpha1: true) : nil
+    }
+
     mutating func add(_ beats: [NNInterval]) {
         window.append(contentsOf: beats)
         session.append(contentsOf: beats)

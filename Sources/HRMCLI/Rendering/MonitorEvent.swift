@@ -20,11 +20,12 @@ struct MonitorEvent: Sendable {
         case battery(percent: Int)
         /// HRV over the most recent beats, sent right after the measurement that brought the
         /// last of them.
-        case hrv(HRVMetrics)
+        /// (Indirect, as the summary: rare events that would make every event bigger.)
+        indirect case hrv(HRVMetrics)
         /// The heart rate crossed an `--alert-above`/`--alert-below` bound and stayed there.
         case alert(HeartRateAlert)
         /// A strap's session in figures, sent just before the `stopped` status.
-        case summary(SessionReport)
+        indirect case summary(SessionReport)
         /// A stable `code`, a message for people, and the payload's hex for a malformed frame.
         case error(code: String, message: String, hex: String?)
     }

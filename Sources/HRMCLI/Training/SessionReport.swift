@@ -41,7 +41,7 @@ struct SessionReport: Sendable {
         }
         if let zoneSeconds {
             let zones = zoneSeconds.enumerated().dropFirst().map { "Z\($0.offset) \(Self.clock($0.element))" }
-            let below = zoneSeconds.first.map { $0 > 0 ? ["below Z1 \(Self.clock($0))"] : [] } ?? []
+            let below = zoneSeconds.first.map { $0 >= 0.5 ? ["below Z1 \(Self.clock($0))"] : [] } ?? []
             parts.append("time in zones: " + (below + zones).joined(separator: ", "))
         }
         if let hrv {
