@@ -4,7 +4,7 @@
 /// interrupts the 3 s, as a drop does.
 final class AlertWatcher: EventProcessor {
     private let bounds: [AlertTrigger]
-    private var triggers: [String: [AlertTrigger]] = [:]
+    private var triggers = DeviceTable<[AlertTrigger]>()
 
     init(above: Int?, below: Int?) {
         bounds = [
@@ -20,7 +20,9 @@ final class AlertWatcher: EventProcessor {
         case .measurement(let m, _) where m.heartRate > 0 && m.sensorContact != .notDetected:
             let now = event.time.millisecondsSinceEpoch
             for index in bounds.indices {
-                guard let alert = triggers[device, default: bounds][index].observe(bpm: Int(m.heartRate), at: now)
+                guard
+                    let alert = triggers[device, default: bounds][index].observe(
+                        bpm: Int(m.heartRate), at: now)
                 else { continue }
                 emit(MonitorEvent(time: event.time, device: event.device, kind: .alert(alert)))
             }

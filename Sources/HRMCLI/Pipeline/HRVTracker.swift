@@ -28,7 +28,7 @@ final class HRVTracker: EventProcessor {
     }
 
     let settings: Settings
-    private var straps: [String: Strap] = [:]
+    private var straps = DeviceTable<Strap>()
 
     init(settings: Settings) {
         self.settings = settings
@@ -45,7 +45,7 @@ final class HRVTracker: EventProcessor {
                 m.rrIntervals, at: event.time.millisecondsSinceEpoch, every: settings.every)
             if let metrics { emit(MonitorEvent(time: event.time, device: event.device, kind: .hrv(metrics))) }
         case .status(.disconnected, _), .status(.reconnecting, _):
-            straps[device]?.endRun()
+            if straps[device] != nil { straps[device, default: Strap(settings)].endRun() }
         default:
             break
         }
@@ -67,8 +67,13 @@ extension HRVTracker.Strap {
     /// Takes a measurement's RR intervals, received at `now` (ms); returns the window's metrics
     /// when an `hrv` event is due.
     mutating func add(_ intervals: RRIntervals, at now: Int64, every: Double?) -> HRVMetrics? {
-        for rr in intervals { corrector.append(rr.milliseconds, into: &decided) }
-        add(decided)
+        // By index and one beat at a time: the generic Sequence paths across the module boundary
+        // cost an iterator and witness calls per beat.
+        for index in intervals.indices { corrector.append(intervals[index].milliseconds, into: &decided) }
+        for beat in decided {
+            window.append(beat)
+            session.append(beat)
+        }
         decided.removeAll(keepingCapacity: true)
         let due = every.map { now - (lastReport ?? now) >= Int64($0 * 1000) } ?? false
         if lastReport == nil || due { lastReport = now }

@@ -17,9 +17,7 @@ final class SessionSummary: EventProcessor {
 
     private let zones: HeartRateZones?
     private let hrv: HRVTracker?
-    private var tallies: [String: Tally] = [:]
-    /// Devices in the order they first appeared, so summaries come out in that order.
-    private var order: [String] = []
+    private var tallies = DeviceTable<Tally>()
 
     init(zones: HeartRateZones?, hrv: HRVTracker?) {
         self.zones = zones
@@ -29,7 +27,8 @@ final class SessionSummary: EventProcessor {
     func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         let now = event.time.millisecondsSinceEpoch
         if case .status(.stopped, _) = event.kind {
-            for device in order {
+            // In the order the straps first came.
+            for device in tallies.devices {
                 guard var tally = tallies[device] else { continue }
                 tally.disconnect(at: now)
                 tally.report.hrv = hrv?.session(of: device)
@@ -39,26 +38,24 @@ final class SessionSummary: EventProcessor {
         }
         emit(event)
         guard let device = event.device else { return }
-        if tallies[device] == nil {
-            order.append(device)
-            var tally = Tally()
-            if let zones { tally.report.zoneSeconds = Array(repeating: 0, count: zones.count + 1) }
-            tallies[device] = tally
-        }
         switch event.kind {
         case .status(.connected, _):
-            tallies[device]?.connectedSince = now
+            tallies[device, default: Tally(zones)].connectedSince = now
         case .status(.disconnected, _), .status(.reconnecting, _):
-            tallies[device]?.disconnect(at: now)
+            tallies[device, default: Tally(zones)].disconnect(at: now)
         case .measurement(let m, let zone):
-            tallies[device]?.add(bpm: Int(m.heartRate), zone: zone, at: now)
+            tallies[device, default: Tally(zones)].add(bpm: Int(m.heartRate), zone: zone, at: now)
         default:
-            break
+            tallies.add(device, Tally(zones))
         }
     }
 }
 
 extension SessionSummary.Tally {
+    init(_ zones: HeartRateZones?) {
+        if let zones { report.zoneSeconds = Array(repeating: 0, count: zones.count + 1) }
+    }
+
     mutating func disconnect(at now: Int64) {
         if let since = connectedSince { report.connectedSeconds += Double(max(now - since, 0)) / 1000 }
         connectedSince = nil
