@@ -38,6 +38,32 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(window.count)
     }
 
+    // What `hrm watch` does per beat: the corrector, the live window and the session's
+    // accumulator (running sums and the streaming DFA).
+    Benchmark("corrector + 60 s window + session accumulator, per beat") { benchmark in
+        var corrector = ArtefactCorrector()
+        var window = HRVWindow(seconds: 60)
+        var accumulator = HRVAccumulator()
+        var decided: [NNInterval] = []
+        var position = 0
+        func feed(_ beats: Int) {
+            for _ in 0..<beats {
+                decided.removeAll(keepingCapacity: true)
+                corrector.append(session[position], into: &decided)
+                for beat in decided {
+                    window.append(beat)
+                    accumulator.append(beat)
+                }
+                position = (position + 1) % session.count
+            }
+        }
+        feed(2000)
+        benchmark.startMeasurement()
+        feed(benchmark.scaledIterations.count)
+        benchmark.stopMeasurement()
+        blackHole(window.count + accumulator.count)
+    }
+
     // alpha1 over 120 s at 75 bpm: 150 beats, as `hrm watch` computes it every 5 s.
     let twoMinutes = Array(session.prefix(150))
     Benchmark("alpha1, 150 beats", configuration: .init(timeUnits: .microseconds)) { benchmark in
