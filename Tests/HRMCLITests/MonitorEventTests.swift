@@ -1,3 +1,4 @@
+import HRV
 import HeartRate
 import Testing
 
@@ -54,5 +55,33 @@ import Testing
                 == "2026-11-22T08:17:09.123Z,D2:4B:7E:10:20:30,300,unsupported,5,1024 845,1000 825.1953125,uint16,"
         )
         #expect(MeasurementCSV.row(MonitorEvent(time: time, device: nil, kind: .battery(percent: 1))) == nil)
+    }
+
+    @Test func hrvAlertAndSummaryLines() {
+        let metrics = HRVMetrics(
+            beats: 70, artefacts: 1, seconds: 59.274, meanNN: 846.678, sdnn: 63.2449, rmssd: 26.5661,
+            pnn50: 1.4493,
+            meanHR: 70.8655, alpha1: nil)
+        #expect(
+            MonitorEventJSON.line(MonitorEvent(time: time, device: address, kind: .hrv(metrics)))
+                == #"{"type":"hrv","time":"2026-11-22T08:17:09.123Z","device":"D2:4B:7E:10:20:30","beats":70,"artefacts":1,"mean_nn_ms":846.68,"sdnn_ms":63.24,"rmssd_ms":26.57,"pnn50":1.45,"mean_hr":70.87,"alpha1":null,"window_s":59.27}"#
+        )
+        let alert = HeartRateAlert(direction: .above, bpm: 163, bound: 160)
+        #expect(
+            MonitorEventJSON.line(MonitorEvent(time: time, device: address, kind: .alert(alert)))
+                == #"{"type":"alert","time":"2026-11-22T08:17:09.123Z","device":"D2:4B:7E:10:20:30","alert":"above","bpm":163,"bound":160}"#
+        )
+        var report = SessionReport()
+        report.connectedSeconds = 151.66
+        report.measurements = 149
+        report.minimumBPM = 62
+        report.averageBPM = 74.1812
+        report.maximumBPM = 83
+        report.zoneSeconds = [0, 10.04, 141.5]
+        report.hrv = HRVMetrics(beats: 184, artefacts: 2, rmssd: 24.0833, alpha1: 1.1812)
+        #expect(
+            MonitorEventJSON.line(MonitorEvent(time: time, device: address, kind: .summary(report)))
+                == #"{"type":"summary","time":"2026-11-22T08:17:09.123Z","device":"D2:4B:7E:10:20:30","connected_s":151.7,"measurements":149,"min_bpm":62,"avg_bpm":74.18,"max_bpm":83,"zone_s":[0.0,10.0,141.5],"beats":184,"artefacts":2,"rmssd_ms":24.08,"alpha1":1.18}"#
+        )
     }
 }

@@ -1,3 +1,4 @@
+import HRV
 import HeartRate
 import Testing
 
@@ -58,5 +59,45 @@ import Testing
         let event = try measurement([0x06, 0x48], at: 0)
         #expect(plain.render(event)?.contains("\u{1B}[1;31m") == false)
         #expect(coloured.render(event)?.contains("\u{1B}[1;31m") == true)
+    }
+}
+
+extension WatchRenderingTests {
+    @Test func liveLineColoursTheBPMByZoneShowsHRVAndRingsForAnAlert() throws {
+        var renderer = LiveRenderer(colour: true)
+        let m = try HeartRateMeasurement(decoding: [0x16, 0x9B, 0x4D, 0x03])  // 155 bpm
+        let line = renderer.render(MonitorEvent(device: address, kind: .measurement(m, zone: 3))) ?? ""
+        // Zone 3 is green; without zones the BPM stays bold red.
+        #expect(line.contains("\u{1B}[1;32m♥ 155 bpm\u{1B}[0m  zone 3"))
+        let metrics = HRVMetrics(beats: 70, rmssd: 41.6, alpha1: 0.734)
+        #expect(
+            renderer.render(MonitorEvent(device: address, kind: .hrv(metrics)))?.contains(
+                "RMSSD 42 ms α1 0.73") == true)
+        let alert = HeartRateAlert(direction: .above, bpm: 155, bound: 150)
+        let alerted = renderer.render(MonitorEvent(device: address, kind: .alert(alert))) ?? ""
+        #expect(alerted.hasPrefix("\u{07}"))
+        #expect(alerted.contains("!! heart rate above 150 bpm: 155 bpm"))
+        var plain = LiveRenderer(colour: false)
+        #expect(
+            plain.render(MonitorEvent(device: address, kind: .measurement(m, zone: 3)))?.contains("\u{1B}[1")
+                == false)
+    }
+
+    @Test func textLinesForHRVAlertAndSummary() {
+        var renderer = TextLinesRenderer()
+        let metrics = HRVMetrics(
+            beats: 70, artefacts: 1, rmssd: 41.64, pnn50: 12.5, meanHR: 71.04, alpha1: 0.734)
+        #expect(
+            renderer.render(
+                MonitorEvent(time: Timestamp(millisecondsSinceEpoch: 0), device: address, kind: .hrv(metrics))
+            )?
+            .hasSuffix(
+                "  HRV  RMSSD 41.6 ms  pNN50 12.5 %  mean HR 71.0 bpm  alpha1 0.73  (70 beats, 1 artefact corrected)\n"
+            )
+                == true)
+        let alert = HeartRateAlert(direction: .below, bpm: 48, bound: 50)
+        #expect(
+            renderer.render(MonitorEvent(device: address, kind: .alert(alert)))?.hasSuffix(
+                "  !! heart rate below 50 bpm: 48 bpm\n") == true)
     }
 }
