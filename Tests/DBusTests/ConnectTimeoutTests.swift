@@ -17,12 +17,17 @@ private func failedConnect(
 /// Connecting to a bus that is not one: every wait ends within its timeout, a cancelled connect
 /// ends at once, and a failed attempt lets go of its socket, eventfd and thread.
 @Suite struct ConnectTimeoutTests {
+    /// A wait of 500 ms has ended, not hung: generous, because these tests start with the whole
+    /// suite, when some thirty simulators, buses, hrm and Python processes share two cores and a
+    /// 500 ms timer has been seen to fire 10-12 s late. The message says which deadline fired.
+    static let ended: Duration = .seconds(30)
+
     @Test func silentListenerTimesOut() async throws {
         let bus = try HostileBus(.silent)
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) did not finish authentication within 500 ms")
-        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(10))
+        #expect(elapsed >= .milliseconds(450) && elapsed < Self.ended)
         #expect(bus.accepted == 1)
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
@@ -32,7 +37,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message.contains("authentication") == true)
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < Self.ended)
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
 
@@ -41,7 +46,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus, timeout: .seconds(30))
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) closed the connection during authentication")
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < Self.ended)
     }
 
     @Test func helloNeverAnsweredTimesOut() async throws {
@@ -49,7 +54,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) did not answer Hello within 500 ms")
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < Self.ended)
         #expect(await bus.peersClosed(expected: 1), "the client's socket is closed")
     }
 
@@ -59,7 +64,7 @@ private func failedConnect(
         #expect(error?.code == .connectionFailed)
         #expect(
             error?.message == "the bus at \(bus.address) closed the connection instead of answering Hello")
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < Self.ended)
     }
 
     /// connect(2) itself blocks (the listener's accept queue is full): the caller still gets its
@@ -70,7 +75,7 @@ private func failedConnect(
         let (error, elapsed) = await failedConnect(to: bus)
         #expect(error?.code == .connectionFailed)
         #expect(error?.message == "the bus at \(bus.address) did not accept the connection within 500 ms")
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < Self.ended)
         bus.acceptNow()
         #expect(await bus.peersClosed(expected: 1), "the abandoned socket is closed once connected")
         bus.stop()

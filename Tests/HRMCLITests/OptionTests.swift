@@ -40,8 +40,8 @@ import Testing
     }
 
     @Test func trainingOptions() throws {
-        func watch(_ arguments: [String]) throws -> WatchCommand {
-            try #require(try HRM.parseAsRoot(["watch"] + arguments) as? WatchCommand)
+        func watch(_ arguments: [String]) throws -> WatchArguments {
+            try #require(try HRM.parseAsRoot(["watch"] + arguments) as? WatchCommand).arguments
         }
         let defaults = try watch([])
         #expect(defaults.hrv.settings == HRVTracker.Settings(every: 5, window: 60, correcting: true))
@@ -56,7 +56,7 @@ import Testing
 
     @Test func formatAndItsShortForms() throws {
         func format(_ arguments: [String]) throws -> OutputFormat {
-            try #require(try HRM.parseAsRoot(["watch"] + arguments) as? WatchCommand).output.chosen
+            try #require(try HRM.parseAsRoot(["watch"] + arguments) as? WatchCommand).arguments.output.chosen
         }
         #expect(try format([]) == .text)
         #expect(try format(["--json"]) == .json)
@@ -79,8 +79,8 @@ import Testing
 
     @Test func durationsBecomeDurations() throws {
         let watch = try #require(try HRM.parseAsRoot(["watch", "--duration", "45m"]) as? WatchCommand)
-        #expect(watch.limits.duration?.duration == .seconds(2700))
-        #expect(watch.search.scanTimeout.value == 10)
+        #expect(watch.arguments.limits.duration?.duration == .seconds(2700))
+        #expect(watch.arguments.search.scanTimeout.value == 10)
     }
 }
 

@@ -205,6 +205,21 @@ func bpm(_ event: MonitorEvent) -> Int? {
         #expect(stalled.closed)
     }
 
+    /// A session ends in a cancelled task (its stop cancels it): finishing from there still
+    /// waits for the sink to write what waits (the last lines of a recording) and close.
+    @Test func finishingFromACancelledTaskWaitsForTheSink() async {
+        let stalled = StalledSink()
+        let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest) { _ in }
+        queued.receive(measurement(70))
+        let finishing = Task { await queued.finish(timeout: .seconds(20)) }
+        finishing.cancel()
+        try? await Task.sleep(for: .milliseconds(300))
+        stalled.release()
+        await finishing.value
+        #expect(stalled.written.count == 1)
+        #expect(stalled.closed)
+    }
+
     @Test func aSinkThatCannotKeepUpIsDropped() async {
         let stalled = StalledSink()
         let troubles = TroubleLog()

@@ -56,13 +56,14 @@ import Testing
         }
         #expect(hrvEvents >= 5)
 
-        // One alert, right after the measurement that set it off: the first one at least 3 s
-        // into a run of heart rates above 150.
+        // One alert, right after the measurement that set it off (and its hrv event, if one came):
+        // the first measurement at least 3 s into a run of heart rates above 150.
         let alerts = events.enumerated().filter { $0.element["type"] as? String == "alert" }
         try #require(alerts.count == 1)
         let (alertIndex, alert) = (alerts[0].offset, alerts[0].element)
-        let trigger = events[alertIndex - 1]
-        #expect(trigger["type"] as? String == "measurement")
+        let before = events[..<alertIndex].reversed().prefix { $0["type"] as? String != "measurement" }
+        #expect(before.allSatisfy { $0["type"] as? String == "hrv" })
+        let trigger = try #require(events[..<alertIndex].last { $0["type"] as? String == "measurement" })
         #expect(alert["alert"] as? String == "above")
         #expect(alert["bound"] as? Int == 150)
         #expect(alert["bpm"] as? Int == trigger["bpm"] as? Int)

@@ -83,7 +83,9 @@ public struct HRVCommand: ParsableCommand {
                 throw ExitCode(66)  // EX_NOINPUT
             }
             do {
-                runs += try RRInput.runs(in: text, source: RRInput.name(of: path))
+                var warnings: [String] = []
+                runs += try RRInput.runs(in: text, source: RRInput.name(of: path), warnings: &warnings)
+                for warning in warnings { StandardOutput.diagnostic("hrm hrv: warning: \(warning)") }
             } catch {
                 StandardOutput.diagnostic("hrm hrv: \(error)")
                 throw ExitCode(65)  // EX_DATAERR

@@ -29,43 +29,20 @@ public struct WatchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Address or part of the name of the monitor.")
-    public var device: String?
+    @OptionGroup public var arguments: WatchArguments
 
-    @OptionGroup public var output: OutputOptions
-
-    @OptionGroup public var limits: LimitOptions
-
-    @OptionGroup public var bluetooth: AdapterOptions
-
-    @Flag(help: "Exit when the link drops instead of reconnecting.")
-    public var noReconnect = false
-
-    @OptionGroup public var search: SearchOptions
-
-    @OptionGroup(title: "Heart-rate variability") public var hrv: HRVOptions
-
-    @OptionGroup(title: "Zones") public var zones: ZoneOptions
-
-    @OptionGroup(title: "Alerts") public var alerts: AlertOptions
+    @Option(
+        help: ArgumentHelp(
+            "Record the session to this new file (JSON lines with the raw notifications; see hrm record).",
+            valueName: "path"))
+    public var record: String?
 
     public init() {}
 
-    public func validate() throws {
-        if device?.isEmpty == true {
-            throw ValidationError("DEVICE must not be empty: it would match any strap")
-        }
-    }
-
     public func run() async throws {
         StandardOutput.prepare()
-        let options = WatchOptions(
-            device: device, format: output.chosen, limits: limits.runLimits,
-            bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout,
-            hrv: hrv.settings, zones: zones.chosen, alertAbove: alerts.alertAbove,
-            alertBelow: alerts.alertBelow,
-            onAlert: alerts.onAlert)
-        let status = await WatchSession(options: options).run()
+        let status = await WatchSession.run(
+            arguments.options(command: "watch", recording: record.map { .file($0) }))
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -30,22 +30,37 @@ enum RRInput {
     /// The runs in `text`, in order (empty runs dropped). Throws at the first line that cannot
     /// be read: nothing of a source is taken unless all of it can be.
     static func runs(in text: String, source: String) throws(RRInputError) -> [[Double]] {
+        var warnings: [String] = []
+        return try runs(in: text, source: source, warnings: &warnings)
+    }
+
+    /// As `runs(in:source:)`; a recording's torn last line (a crash while it was written) adds a
+    /// warning to `warnings` instead of failing.
+    static func runs(in text: String, source: String, warnings: inout [String]) throws(RRInputError)
+        -> [[Double]]
+    {
         var parser = RRLineParser()
         var runs: [[Double]] = []
         var current: [Double] = []
         var number = 0
         // Split on the byte: as Characters, "\r\n" is one grapheme and no "\n".
-        for bytes in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // The last line with anything on it (a file ends with a newline, so its last piece is empty).
+        let last = lines.lastIndex { !$0.isEmpty }
+        for (index, bytes) in zip(lines.indices, lines) {
             number += 1
             let line = String(Substring(bytes))
             let read: RRLine
             do {
                 read = try parser.parse(line)
             } catch {
-                throw RRInputError(source: source, line: number, message: error.message)
+                let failure = RRInputError(source: source, line: number, message: error.message)
+                guard parser.recording, index == last else { throw failure }
+                warnings.append("\(failure.description) (a torn last line, as a crash leaves it: ignored)")
+                continue
             }
             switch read {
-            case .skipped: break
+            case .skipped, .recordingHeader: break
             case .intervals(let intervals): current += intervals
             case .gap:
                 if !current.isEmpty { runs.append(current) }

@@ -1,3 +1,5 @@
+import HeartRate
+
 /// What one line of `hrm hrv`'s input gives.
 enum RRLine: Equatable {
     /// Nothing: a blank line, a comment, a CSV header, a JSON event that carries no RR intervals.
@@ -7,6 +9,8 @@ enum RRLine: Equatable {
     /// The strap's link dropped here: the beats after it start a new run, so that no successive
     /// difference spans the drop.
     case gap
+    /// A recording's header (`"type":"recording"`): nothing, but the source is a recording.
+    case recordingHeader
 }
 
 /// Why a line cannot be read, without the source and line number (`RRInput` adds them).
@@ -18,9 +22,8 @@ struct RRLineError: Error, Equatable, CustomStringConvertible {
 /// How a line is read: decided per line, from its first characters and the CSV header seen last.
 ///
 /// Every input form is detected here, in `detect`, and read by its own method below. hrm session
-/// recordings (planned, not built yet) are one more case: if their lines are JSON objects with
-/// `type`s of their own, a `case` in `jsonLine`'s switch; if they have a header line of their
-/// own, a case here detected like `csvHeader`, with its reader beside `csvRow`.
+/// recordings are JSON lines too: their header (`"type":"recording"`) and their measurements'
+/// raw `hex` are read in `jsonLine`.
 enum RRLineForm: Equatable {
     /// Blank, or a comment (`#`).
     case ignored
@@ -58,6 +61,9 @@ struct RRLineParser {
     }
 
     private(set) var csv: CSVLayout?
+    /// The source began with a recording's header: its last line may be torn (a crash mid-write),
+    /// which is a warning, not an error.
+    private(set) var recording = false
 
     init() {}
 
@@ -65,7 +71,10 @@ struct RRLineParser {
         let trimmed = Substring(String(line).trimmingSpaces)
         switch RRLineForm.detect(trimmed, afterCSVHeader: csv != nil) {
         case .ignored: return .skipped
-        case .json: return try Self.jsonLine(trimmed)
+        case .json:
+            let read = try Self.jsonLine(trimmed)
+            if read == .recordingHeader { recording = true }
+            return read == .recordingHeader ? .skipped : read
         case .csvHeader:
             csv = try Self.csvHeader(trimmed)
             return .skipped
@@ -91,7 +100,21 @@ struct RRLineParser {
             throw RRLineError(message: "a JSON line must be an object with a \"type\": \(quoted(text))")
         }
         switch type {
+        case "recording":
+            return .recordingHeader
         case "measurement":
+            // A recording's line carries the notification as received: decoded here again, so
+            // that a better decoder reads an old recording better.
+            if let hex = value["hex"]?.string {
+                guard let bytes = try? HexPayload.parse(hex),
+                    let m = try? HeartRateMeasurement(decoding: bytes)
+                else {
+                    throw RRLineError(message: "a measurement whose \"hex\" does not decode: \(quoted(text))")
+                }
+                var intervals: [Double] = []
+                for rr in m.rrIntervals { intervals.append(try checked(rr.milliseconds)) }
+                return .intervals(intervals)
+            }
             guard case .array(let elements) = value["rr_ms"] else {
                 throw RRLineError(message: "a measurement without an \"rr_ms\" array: \(quoted(text))")
             }

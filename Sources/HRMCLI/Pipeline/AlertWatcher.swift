@@ -24,7 +24,7 @@ final class AlertWatcher: EventProcessor {
                     let alert = triggers[device, default: bounds][index].observe(
                         bpm: Int(m.heartRate), at: now)
                 else { continue }
-                emit(MonitorEvent(time: event.time, device: event.device, kind: .alert(alert)))
+                emit(event.followedBy(.alert(alert)))
             }
         case .measurement, .status(.disconnected, _), .status(.reconnecting, _):
             for index in bounds.indices { triggers[device, default: bounds][index].interrupt() }

@@ -43,7 +43,7 @@ final class HRVTracker: EventProcessor {
             // copy would copy the window's beats per notification.
             let metrics = straps[device, default: Strap(settings)].add(
                 m.rrIntervals, at: event.time.millisecondsSinceEpoch, every: settings.every)
-            if let metrics { emit(MonitorEvent(time: event.time, device: event.device, kind: .hrv(metrics))) }
+            if let metrics { emit(event.followedBy(.hrv(metrics))) }
         case .status(.disconnected, _), .status(.reconnecting, _):
             if straps[device] != nil { straps[device, default: Strap(settings)].endRun() }
         default:

@@ -89,12 +89,16 @@ final class QueuedSink: EventSink {
         }
         waiting?.resume()
         let done = self.done
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for await _ in done {} }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
+        // Detached: a session ends in a cancelled task (the stop cancels it), and a cancelled
+        // task's wait would end at once, before the sink wrote its last events.
+        await Task.detached {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in done {} }
+                group.addTask { try? await Task.sleep(for: timeout) }
+                await group.next()
+                group.cancelAll()
+            }
+        }.value
     }
 
 }

@@ -32,7 +32,7 @@ final class SessionSummary: EventProcessor {
                 guard var tally = tallies[device] else { continue }
                 tally.disconnect(at: now)
                 tally.report.hrv = hrv?.session(of: device)
-                emit(MonitorEvent(time: event.time, device: device, kind: .summary(tally.report)))
+                emit(event.followedBy(.summary(tally.report), device: device))
             }
             return emit(event)
         }

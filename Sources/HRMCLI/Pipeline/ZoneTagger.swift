@@ -8,9 +8,6 @@ final class ZoneTagger: EventProcessor {
 
     func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         guard case .measurement(let m, _) = event.kind else { return emit(event) }
-        emit(
-            MonitorEvent(
-                time: event.time, device: event.device,
-                kind: .measurement(m, zone: zones.zone(for: Int(m.heartRate)))))
+        emit(event.with(.measurement(m, zone: zones.zone(for: Int(m.heartRate)))))
     }
 }

@@ -31,22 +31,50 @@ struct MonitorEvent: Sendable {
     }
 
     let time: Timestamp
+    /// The same moment on the monotonic clock: a recording's offsets, which a change of the
+    /// wall clock cannot bend.
+    let instant: ContinuousClock.Instant
     /// The device's address, upper case with colons, where the event concerns one.
     let device: String?
     let kind: Kind
+    /// A notification's payload as received, for a measurement: what a recording keeps (the
+    /// decoded fields are only one reading of it).
+    let payload: [UInt8]?
 
-    init(time: Timestamp = .now(), device: String?, kind: Kind) {
+    init(
+        time: Timestamp = .now(), instant: ContinuousClock.Instant = .now, device: String?, kind: Kind,
+        payload: [UInt8]? = nil
+    ) {
         self.time = time
+        self.instant = instant
         self.device = device
         self.kind = kind
+        self.payload = payload
+    }
+
+    /// This event with another kind: the same moment, device and payload.
+    func with(_ kind: Kind) -> MonitorEvent {
+        MonitorEvent(time: time, instant: instant, device: device, kind: kind, payload: payload)
+    }
+
+    /// An event a processor adds because of this one: the same moment and device.
+    func followedBy(_ kind: Kind, device: String? = nil) -> MonitorEvent {
+        MonitorEvent(time: time, instant: instant, device: device ?? self.device, kind: kind)
     }
 }
 
 /// The JSON-lines contract (README, "JSON lines"): `type`, `time`, `device`, then the fields.
 enum MonitorEventJSON {
     static func line(_ event: MonitorEvent) -> String {
+        line(event, monotonicMilliseconds: nil, hex: nil)
+    }
+
+    /// The line with what a recording adds: `mono_ms` after `time`, a measurement's raw `hex` at
+    /// the end.
+    static func line(_ event: MonitorEvent, monotonicMilliseconds: Double?, hex: String?) -> String {
         var json = JSONLine(type: typeName(event.kind))
         json.add("time", event.time.description)
+        if let monotonicMilliseconds { json.add("mono_ms", monotonicMilliseconds) }
         if let device = event.device { json.add("device", device) }
         switch event.kind {
         case .device(let name, let rssi, let services, let connected):
@@ -67,6 +95,7 @@ enum MonitorEventJSON {
         case .measurement(let m, let zone):
             MeasurementRendering.addFields(of: m, to: &json)
             json.add("zone", zone)
+            if let hex { json.add("hex", hex) }
         case .battery(let percent):
             json.add("percent", percent)
         case .hrv(let metrics):

@@ -14,6 +14,9 @@ enum StandardOutput {
     /// Call once at start-up, before anything is written.
     static func prepare() {
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (ulimit -f) reached by a recording: the write fails with EFBIG and is
+        // reported, instead of the signal ending hrm.
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// One diagnostic on stderr: a line, or the few lines hrm joined with "\n" (a hint, a caret).

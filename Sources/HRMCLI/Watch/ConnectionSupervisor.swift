@@ -180,7 +180,8 @@ extension MonitorEvent {
     /// A notification of 0x2A37 as a `measurement`, or an `error` carrying its payload.
     static func decoding(_ bytes: [UInt8], device: String) -> MonitorEvent {
         do {
-            return MonitorEvent(device: device, kind: .measurement(try HeartRateMeasurement(decoding: bytes)))
+            return MonitorEvent(
+                device: device, kind: .measurement(try HeartRateMeasurement(decoding: bytes)), payload: bytes)
         } catch {
             return MonitorEvent(
                 device: device,

@@ -6,6 +6,8 @@ import BlueZ
 
 /// The watch command's choices, as plain values.
 struct WatchOptions: Sendable {
+    /// The command, for messages: `watch` or `record`.
+    var command = "watch"
     var device: String?
     var format: OutputFormat = .text
     var limits = RunLimits()
@@ -17,6 +19,7 @@ struct WatchOptions: Sendable {
     var alertAbove: Int? = nil
     var alertBelow: Int? = nil
     var onAlert: String? = nil
+    var recording: RecordingChoice? = nil
 }
 
 /// One `watch` run: finds the strap, hands it to a connection supervisor, and sends everything
@@ -30,7 +33,33 @@ struct WatchSession: Sendable {
     let stdout: StdoutSink
     let pipeline: EventPipeline
 
-    init(options: WatchOptions) {
+    /// Runs a session for `options`: first makes sure a recording can be written (a path that
+    /// exists, a folder that cannot be made: told before connecting, exit 73), then watches.
+    static func run(_ options: WatchOptions) async -> Int32 {
+        var target: RecordingSink.Target? = nil
+        if let recording = options.recording {
+            do throws(RecordingFile.Failure) {
+                switch recording {
+                case .file(let path): target = .file(try RecordingFile(creating: path))
+                case .sessions(let folder):
+                    try folder.prepare()
+                    target = .sessions(folder)
+                }
+            } catch {
+                StandardOutput.diagnostic("hrm \(options.command): \(error)")
+                if options.format == .json {
+                    let event = MonitorEvent(
+                        device: nil,
+                        kind: .error(code: RecordingSink.failedCode, message: "\(error)", hex: nil))
+                    LineWriter().line(MonitorEventJSON.line(event), flush: true)
+                }
+                return 73  // EX_CANTCREAT
+            }
+        }
+        return await WatchSession(options: options, recording: target).run()
+    }
+
+    init(options: WatchOptions, recording: sending RecordingSink.Target? = nil) {
         self.options = options
         let stop = self.stop
         counter = options.limits.counter(stop)
@@ -39,8 +68,9 @@ struct WatchSession: Sendable {
                 for: options.format, terminal: StandardOutput.isTerminal, colour: getenv("NO_COLOR") == nil),
             format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
         let relay = EventRelay()
-        pipeline = EventPipeline(
-            processors: Self.processors(options, counter), sinks: Self.queuedSinks(options, relay) + [stdout])
+        var queued = Self.queuedSinks(options, relay)
+        if let recording { queued.insert(Self.recorder(recording, options, relay), at: 0) }
+        pipeline = EventPipeline(processors: Self.processors(options, counter), sinks: queued + [stdout])
         relay.connect(pipeline)
     }
 
@@ -50,13 +80,35 @@ struct WatchSession: Sendable {
     {
         var processors: [any EventProcessor] = [counter, BatteryChanges()]
         if let zones = options.zones { processors.append(ZoneTagger(zones: zones)) }
-        let hrv = HRVTracker(settings: options.hrv)
-        processors.append(hrv)
+        // Alerts before HRV: an `hrv` event comes right after its measurement, and an alert the
+        // same measurement set off right after that.
         if options.alertAbove != nil || options.alertBelow != nil {
             processors.append(AlertWatcher(above: options.alertAbove, below: options.alertBelow))
         }
+        let hrv = HRVTracker(settings: options.hrv)
+        processors.append(hrv)
         processors.append(SessionSummary(zones: options.zones, hrv: hrv))
         return processors
+    }
+
+    /// The recording: a queue long enough for a slow disk's hiccups (4096 events, more than an
+    /// hour of a strap at 1 Hz); past that the oldest are dropped and the loss is reported.
+    private static func recorder(
+        _ target: sending RecordingSink.Target, _ options: WatchOptions, _ relay: EventRelay
+    ) -> QueuedSink {
+        let sink = RecordingSink(
+            target, start: .now(), startInstant: .now, command: options.command, report: relay.send)
+        return QueuedSink(sink, capacity: 4096, policy: .dropOldest) { trouble in
+            guard case .dropped(let count) = trouble else { return }
+            relay.send(
+                MonitorEvent(
+                    device: nil,
+                    kind: .error(
+                        code: RecordingSink.droppedCode,
+                        message:
+                            "\(count) event\(count == 1 ? "" : "s") came faster than the disk took them: not recorded",
+                        hex: nil)))
+        }
     }
 
     /// Sinks that do slow work on tasks of their own: before stdout, so that they get each event

@@ -1,0 +1,50 @@
+public import ArgumentParser
+
+/// What `watch` and `record` share: the strap, the output, when to stop, Bluetooth, HRV, zones
+/// and alerts.
+public struct WatchArguments: ParsableArguments, Sendable {
+    @Argument(help: "Address or part of the name of the monitor.")
+    public var device: String?
+
+    @OptionGroup public var output: OutputOptions
+
+    @OptionGroup public var limits: LimitOptions
+
+    @OptionGroup public var bluetooth: AdapterOptions
+
+    @Flag(help: "Exit when the link drops instead of reconnecting.")
+    public var noReconnect = false
+
+    @OptionGroup public var search: SearchOptions
+
+    @OptionGroup(title: "Heart-rate variability") public var hrv: HRVOptions
+
+    @OptionGroup(title: "Zones") public var zones: ZoneOptions
+
+    @OptionGroup(title: "Alerts") public var alerts: AlertOptions
+
+    public init() {}
+
+    public func validate() throws {
+        if device?.isEmpty == true {
+            throw ValidationError("DEVICE must not be empty: it would match any strap")
+        }
+    }
+
+    /// The session's choices, recording to `recording` if any.
+    func options(command: String, recording: RecordingChoice?) -> WatchOptions {
+        WatchOptions(
+            command: command, device: device, format: output.chosen, limits: limits.runLimits,
+            bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout, hrv: hrv.settings,
+            zones: zones.chosen, alertAbove: alerts.alertAbove, alertBelow: alerts.alertBelow,
+            onAlert: alerts.onAlert, recording: recording)
+    }
+}
+
+/// Where a session records, as the command line chose it.
+enum RecordingChoice: Sendable {
+    /// `watch --record PATH`.
+    case file(String)
+    /// `hrm record`: the sessions folder.
+    case sessions(SessionsFolder)
+}

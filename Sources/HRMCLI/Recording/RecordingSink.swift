@@ -1,0 +1,135 @@
+/// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line
+/// per event, each written whole as it comes, `fsync`ed at most every `syncInterval` and at the
+/// end. A disk that fails (full, gone) ends the recording with an `error` event; watching goes on.
+actor RecordingSink: SlowEventSink {
+    /// Where the recording goes.
+    enum Target {
+        /// A file created before the session starts (`watch --record PATH`).
+        case file(RecordingFile)
+        /// The sessions folder (`hrm record`): the file is named by the start time and the strap,
+        /// once the strap is known; events before that wait in memory (a scan's few statuses).
+        case sessions(SessionsFolder)
+    }
+
+    static let syncInterval: Duration = .seconds(5)
+    static let failedCode = "recording_failed"
+    static let droppedCode = "recording_dropped"
+
+    private let start: Timestamp
+    private let startInstant: ContinuousClock.Instant
+    private let command: String
+    private let folder: SessionsFolder?
+    private var file: RecordingFile?
+    private var waiting: [MonitorEvent] = []
+    private var lastSync: ContinuousClock.Instant
+    private var failed = false
+    private var lines = 0
+    private var headerWritten: Bool
+    /// Sends an `error` event into the session (from this task, never under the pipeline's lock).
+    private let report: @Sendable (MonitorEvent) -> Void
+
+    init(
+        _ target: sending Target, start: Timestamp, startInstant: ContinuousClock.Instant, command: String,
+        report: @escaping @Sendable (MonitorEvent) -> Void
+    ) {
+        self.start = start
+        self.startInstant = startInstant
+        self.command = command
+        self.report = report
+        lastSync = startInstant
+        switch target {
+        case .file(let file):
+            self.file = file
+            folder = nil
+        case .sessions(let folder):
+            self.folder = folder
+        }
+        headerWritten = file == nil  // a folder's file gets its header when it is made
+    }
+
+    func write(_ event: MonitorEvent) async throws {
+        guard !failed else { return }
+        guard let file = file ?? openInFolder(for: event) else {
+            waiting.append(event)
+            return
+        }
+        if !headerWritten {
+            headerWritten = true
+            write(RecordingLine.header(start: start, command: command), to: file)
+        }
+        for earlier in waiting { write(RecordingLine.line(earlier, since: startInstant), to: file) }
+        waiting = []
+        write(RecordingLine.line(event, since: startInstant), to: file)
+        if ContinuousClock.now - lastSync >= Self.syncInterval { sync(file) }
+    }
+
+    func close() async {
+        // A run that never knew its strap still leaves its file (every run writes one).
+        if file == nil, !failed, let folder { open(folder.path(start: start, device: nil)) }
+        if let file, !waiting.isEmpty {
+            for earlier in waiting { write(RecordingLine.line(earlier, since: startInstant), to: file) }
+            waiting = []
+        }
+        guard let file, !failed else { return }
+        if !headerWritten {
+            headerWritten = true
+            write(RecordingLine.header(start: start, command: command), to: file)
+        }
+        do throws(RecordingFile.Failure) {
+            try file.close()
+            StandardOutput.diagnostic("hrm \(command): recorded \(lines) lines to \(file.path)")
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// The session's file in the folder, once `event` names the strap.
+    private func openInFolder(for event: MonitorEvent) -> RecordingFile? {
+        guard let folder, let device = event.device else { return nil }
+        return open(folder.path(start: start, device: device))
+    }
+
+    @discardableResult
+    private func open(_ path: String) -> RecordingFile? {
+        do throws(RecordingFile.Failure) {
+            let file = try RecordingFile(creating: path)
+            self.file = file
+            StandardOutput.diagnostic("hrm \(command): recording to \(path)")
+            write(RecordingLine.header(start: start, command: command), to: file)
+            return file
+        } catch {
+            fail(error)
+            return nil
+        }
+    }
+
+    private func write(_ line: String, to file: RecordingFile) {
+        guard !failed else { return }
+        do throws(RecordingFile.Failure) {
+            try file.write(line)
+            lines += 1
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func sync(_ file: RecordingFile) {
+        lastSync = .now
+        do throws(RecordingFile.Failure) { try file.sync() } catch { fail(error) }
+    }
+
+    /// The recording ends here; the session goes on.
+    private func fail(_ failure: RecordingFile.Failure) {
+        guard !failed else { return }
+        failed = true
+        waiting = []
+        report(
+            MonitorEvent(
+                device: nil,
+                kind: .error(
+                    code: Self.failedCode,
+                    message:
+                        "\(failure.description); recording stopped after \(lines) lines, watching goes on",
+                    hex: nil)))
+    }
+}
