@@ -17,6 +17,9 @@ EXPECTED.json (written by Tests/FITTests/FITIndependentTests.swift):
   timer_starts, timer_stops   how many timer events of type start and stop_all
   serial_number      file_id's (null when not written)
 
+fitdecode also checks that the timestamps of the messages never go back in file order, and that
+the hrv messages hold five intervals each (the last padded).
+
 The FIT SDK must also find the file a FIT file (is_fit), its CRCs right (check_integrity) and
 read it without errors. Prints PASS or FAIL per reader and check; exits 0 when all passed, 1 when
 any failed, 2 when a reader cannot be imported.
@@ -178,6 +181,7 @@ def check_fitdecode(path, expected):
     summary = {"records": [], "rr_ms": [], "events": [], "session": None, "lap": None, "activity": None,
                "file_id": {}}
     hrv_times = []
+    timestamps = []  # every data message's timestamp, in file order
     crc_checked = False
     # CRC checks on (the default raises on a mismatch); every message kept in order.
     with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE) as reader:
@@ -188,6 +192,8 @@ def check_fitdecode(path, expected):
             if not isinstance(frame, fitdecode.FitDataMessage):
                 continue
             values = {field.name: field.value for field in frame.fields}
+            if values.get("timestamp") is not None:
+                timestamps.append(unix_seconds(values["timestamp"]))
             if frame.name == "record":
                 summary["records"].append((values.get("timestamp"), values.get("heart_rate")))
             elif frame.name == "hrv":
@@ -199,6 +205,10 @@ def check_fitdecode(path, expected):
             elif frame.name == "file_id":
                 summary["file_id"] = values
     checker.equal("file CRC matched", crc_checked, True)
+    # FIT readers (and Garmin's best practices for activity files) expect time order.
+    backwards = next((i for i in range(1, len(timestamps)) if timestamps[i] < timestamps[i - 1]), None)
+    checker.equal("timestamps in file order never go back", backwards, None)
+    checker.equal("hrv messages: five intervals each", len(hrv_times), (len(expected["rr_ms"]) + 4) // 5)
     summary["rr_ms"] = rr_from_hrv_times(hrv_times)
     compare(checker, expected, summary)
     return checker.failures

@@ -88,7 +88,10 @@ import Testing
             "records": activity.samples.count,
             "heart_rates": activity.samples.map { Int($0.heartRate) },
             "record_times": activity.samples.map { toUnix($0.time) },
-            "rr_ms": activity.rrSeconds.map { Int(($0 * 1000).rounded()) },
+            // As documented: not finite or negative skipped, above 65.534 s clamped.
+            "rr_ms": activity.rrSeconds.compactMap { rr -> Int? in
+                rr.isFinite && rr >= 0 ? min(Int((rr * 1000).rounded()), 65_534) : nil
+            },
             "avg_heart_rate": activity.averageHeartRate.map { Int($0) as Any } ?? null,
             "max_heart_rate": activity.maximumHeartRate.map { Int($0) as Any } ?? null,
             "total_timer_time": Double(activity.timerMilliseconds) / 1000,
@@ -140,6 +143,22 @@ import Testing
     /// 20 minutes of running with a 45 s drop in the middle: two segments, every record and beat.
     @Test(.timeLimit(.minutes(15))) func sessionWithDrop() async throws {
         try await check(TestSessions.session(connected: 1200, dropAfter: 600, dropSeconds: 45), "drop")
+    }
+
+    /// Three hours at 1 Hz with a drop after 90 minutes: 10,800 records, about 21,600 beats.
+    @Test(.timeLimit(.minutes(15))) func threeHours() async throws {
+        try await check(TestSessions.session(connected: 3 * 3600, dropAfter: 5400), "three-hours")
+    }
+
+    /// RR intervals that cannot be written as they are: a 70 s one (written as 65.534 s, which the
+    /// readers must take as a value, not as padding), and NaN, infinity and a negative one
+    /// (skipped); sport walking, no serial number, no heart-rate summary.
+    @Test(.timeLimit(.minutes(15))) func unwritableIntervals() async throws {
+        var activity = TestSessions.session(connected: 30, sport: .walking, serialNumber: nil)
+        activity.rrSeconds.insert(contentsOf: [70, .nan, 65.534, -0.2, .infinity, 0.8], at: 10)
+        activity.averageHeartRate = nil
+        activity.maximumHeartRate = nil
+        try await check(activity, "unwritable-rr")
     }
 
     /// No samples, no beats, no segments, no heart rates, no serial number: still read cleanly.
