@@ -63,7 +63,9 @@ import Testing
         return Result(status: status, output: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "")
     }
 
-    /// nil when the venv is ready, else why not.
+    /// nil when the venv is ready, else why not: made (or found wanting) once per test process.
+    static let venv = Task { await prepareVenv() }
+
     static func prepareVenv() async -> String? {
         do {
             let result = try await run("/bin/bash", ["-c", preparation, "prepare-fit-venv", root.path])
@@ -108,7 +110,7 @@ import Testing
     /// Encodes `activity`, writes it and its expectations to a temporary folder, and runs the
     /// readers on it; prints what they report.
     func check(_ activity: FITActivity, _ name: String) async throws {
-        if let reason = await Self.prepareVenv() {
+        if let reason = await Self.venv.value {
             print("SKIPPED: FIT independent check (\(name)) because \(reason)")
             withKnownIssue("SKIPPED: \(reason)") { Issue.record("independent FIT check (\(name)) not run") }
             return
