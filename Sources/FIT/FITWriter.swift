@@ -8,7 +8,8 @@ struct FITField: Sendable {
         case uint32(UInt32)
         /// uint32z: 0 rather than 0xFFFFFFFF is "no value" (serial numbers).
         case uint32z(UInt32)
-        /// A fixed-size array of uint16: its size is part of the definition.
+        /// A fixed-size array of uint16: its size is part of the definition, one byte, so at most
+        /// 127 values (the encoder writes 5).
         case uint16Array([UInt16])
     }
 
