@@ -25,6 +25,10 @@ let package = Package(
         // Heart-rate variability: artefact correction, time-domain metrics, DFA alpha1. Pure
         // Swift like HeartRate: no Foundation, no dependencies.
         .target(name: "HRV", swiftSettings: strict),
+        // FIT activity files (Garmin's Flexible and Interoperable data Transfer) for a heart-rate
+        // session: records, RR intervals, laps and the session. Pure Swift: no Foundation, no
+        // dependencies.
+        .target(name: "FIT", swiftSettings: strict),
 
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
@@ -65,6 +69,7 @@ let package = Package(
 
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
         .testTarget(name: "HRVTests", dependencies: ["HRV"], swiftSettings: strict),
+        .testTarget(name: "FITTests", dependencies: ["FIT"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
