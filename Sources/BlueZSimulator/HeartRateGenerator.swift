@@ -24,6 +24,9 @@ public struct HeartRateGenerator: Sendable {
         case series([UInt16])
         /// Raw frames in turn, repeating, sent as they are (malformed ones included).
         case frames([[UInt8]])
+        /// Raw frames once each, in order (a recording played back): the simulator sends them at
+        /// the stream's `times`; after the last, nothing.
+        case replay([[UInt8]])
     }
 
     public struct Options: Sendable, Equatable {
@@ -52,6 +55,9 @@ public struct HeartRateGenerator: Sendable {
     public let source: Source
     public let options: Options
     public var contact: HeartRateMeasurement.SensorContact = .detected
+    /// Replay: the simulator time (seconds) the stream's times count from, set when the first
+    /// frame is due and moved on when a frame goes out late (after a reconnect).
+    public var replayAnchor: Double? = nil
 
     private var random: SeededRandom
     private var index = 0
@@ -74,6 +80,12 @@ public struct HeartRateGenerator: Sendable {
         energy = Double(options.energyStart ?? 0)
     }
 
+    /// Replay: which frame goes out next (its index), nil once all have; `next(at:)` sends it.
+    public var nextReplayIndex: Int? {
+        guard case .replay(let frames) = source, index < frames.count else { return nil }
+        return index
+    }
+
     /// Energy expended back to zero: the Heart Rate Control Point's only command.
     public mutating func resetEnergyExpended() {
         energy = 0
@@ -88,6 +100,8 @@ public struct HeartRateGenerator: Sendable {
         switch source {
         case .frames(let frames):
             return frames.isEmpty ? [] : frames[index % frames.count]
+        case .replay(let frames):
+            return index < frames.count ? frames[index] : []
         case .series(let values):
             let value = values.isEmpty ? 0 : values[index % values.count]
             advanceEnergy(to: time, bpm: Double(value))

@@ -106,7 +106,8 @@ public struct Scenario: Codable, Sendable, Equatable {
     }
 
     public struct HeartRateStream: Codable, Sendable, Equatable {
-        /// `realistic` (beats around `bpm`), `series` (`values` in turn) or `frames` (`frames`, raw hex).
+        /// `realistic` (beats around `bpm`), `series` (`values` in turn), `frames` (`frames`, raw hex)
+        /// or `replay` (`frames` once each, at `times`).
         public var mode: Mode = .realistic
         public var bpm: Double = 72
         public var variability: Double = 4
@@ -115,7 +116,9 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var climbSeconds: Double = 60
         public var values: [Int] = []
         public var frames: [String] = []
-        /// Seconds between notifications.
+        /// Replay: when each of `frames` is sent, in seconds after the first (so the first is 0).
+        public var times: [Double] = []
+        /// Seconds between notifications (replay: before the first frame).
         public var interval: Double = 1
         public var format: String = "uint8"
         public var rr: Bool = true
@@ -127,7 +130,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var seed: UInt64 = 1
 
         public enum Mode: String, Codable, Sendable {
-            case realistic, series, frames
+            case realistic, series, frames, replay
         }
 
         public init() {}
@@ -145,6 +148,8 @@ public struct Scenario: Codable, Sendable, Equatable {
     public struct Drop: Codable, Sendable, Equatable {
         public var at: Double?
         public var afterNotifications: Int?
+        /// With `afterNotifications`: the drop comes this many seconds after that notification.
+        public var delay: Double?
         public var `for`: Double
 
         public init(at: Double, for duration: Double) {
@@ -272,7 +277,8 @@ extension Scenario.Device {
 
 extension Scenario.HeartRateStream {
     private enum CodingKeys: String, CodingKey {
-        case mode, bpm, variability, climbTo, climbSeconds, values, frames, interval, format, rr, energyStart
+        case mode, bpm, variability, climbTo, climbSeconds, values, frames, times, interval, format, rr
+        case energyStart
         case energyPerMinute, contact, contactChanges, seed
     }
 
@@ -286,6 +292,7 @@ extension Scenario.HeartRateStream {
         s.climbSeconds = try c.decodeIfPresent(Double.self, forKey: .climbSeconds) ?? s.climbSeconds
         s.values = try c.decodeIfPresent([Int].self, forKey: .values) ?? []
         s.frames = try c.decodeIfPresent([String].self, forKey: .frames) ?? []
+        s.times = try c.decodeIfPresent([Double].self, forKey: .times) ?? []
         s.interval = try c.decodeIfPresent(Double.self, forKey: .interval) ?? s.interval
         s.format = try c.decodeIfPresent(String.self, forKey: .format) ?? s.format
         s.rr = try c.decodeIfPresent(Bool.self, forKey: .rr) ?? s.rr

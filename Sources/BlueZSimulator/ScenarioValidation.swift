@@ -79,6 +79,14 @@ extension Scenario {
                     check(count >= 1, "\(path).drops[\(j)].afterNotifications: needs to be 1 or more")
                 default: check(false, "\(path).drops[\(j)]: needs one of at and afterNotifications")
                 }
+                if let delay = drop.delay {
+                    check(
+                        drop.afterNotifications != nil,
+                        "\(path).drops[\(j)].delay: only with afterNotifications")
+                    check(
+                        delay >= 0 && delay <= Self.longestWait,
+                        "\(path).drops[\(j)].delay: 0 to \(Int(Self.longestWait)) seconds")
+                }
             }
             problems += Self.problems(device.connectFailures, at: "\(path).connectFailures")
             for (member, failures) in device.callFailures.sorted(by: { $0.key < $1.key }) {
@@ -215,11 +223,16 @@ extension Scenario.HeartRateStream {
             where !(0...65535).contains(value) || (format == "uint8" && value > 255) {
                 problems.append("\(path).values[\(i)]: \(value) does not fit in \(format)")
             }
-        case .frames:
+        case .frames, .replay:
             if frames.isEmpty { problems.append("\(path).frames: needs at least one frame") }
             for (i, frame) in frames.enumerated() where Scenario.bytes(hex: frame) == nil {
                 problems.append("\(path).frames[\(i)]: '\(frame)' is not hex")
             }
+        }
+        if mode == .replay {
+            problems += replayProblems(at: path)
+        } else if !times.isEmpty {
+            problems.append("\(path).times: only for mode 'replay'")
         }
         return problems
     }
@@ -250,6 +263,7 @@ extension HeartRateGenerator {
             case .realistic: .realistic(baseBPM: stream.bpm, variability: stream.variability)
             case .series: .series(stream.values.map { UInt16(clamping: $0) })
             case .frames: .frames(stream.frames.compactMap { Scenario.bytes(hex: $0) })
+            case .replay: .replay(stream.frames.compactMap { Scenario.bytes(hex: $0) })
             }
         self.init(source: source, options: options)
         contact = Scenario.HeartRateStream.contact(stream.contact) ?? .detected

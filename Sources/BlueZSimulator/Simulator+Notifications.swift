@@ -12,6 +12,7 @@ extension Simulator {
     func startNotifying(_ path: ObjectPath) {
         guard let device = devices[path] else { return }
         device.notifyTask?.cancel()
+        if device.spec.heartRate.mode == .replay { return startReplaying(path) }
         let interval = device.spec.heartRate.interval
         devices[path]?.notifyTask = Task { [weak self] in
             let clock = ContinuousClock()
@@ -32,7 +33,7 @@ extension Simulator {
 
     func notify(_ path: ObjectPath) {
         guard var device = devices[path], device.connected, device.servicesResolved,
-            let measurement = device.layout.characteristics.first(where: { $0.role == .measurement })
+            device.layout.characteristics.contains(where: { $0.role == .measurement })
         else { return }
         let t = now
         let changes = device.spec.heartRate.contactChanges
@@ -44,6 +45,25 @@ extension Simulator {
         }
         let frame = device.generator.next(at: t)
         devices[path] = device
+        if deliver(frame, to: path) { notificationSent(path) }
+    }
+
+    /// Whether a client would get a notification of the strap's 0x2A37 now: an acquired socket
+    /// or a StartNotify session.
+    func hasSubscriber(_ path: ObjectPath) -> Bool {
+        guard let device = devices[path],
+            let measurement = device.layout.characteristics.first(where: { $0.role == .measurement })
+        else { return false }
+        return device.acquired[measurement.path] != nil
+            || !(device.notifySessions[measurement.path] ?? []).isEmpty
+    }
+
+    /// Sends one frame of the strap's 0x2A37 to its clients, by socket and by signal. Returns
+    /// whether any client got it (the caller counts it with `notificationSent`).
+    func deliver(_ frame: [UInt8], to path: ObjectPath) -> Bool {
+        guard let device = devices[path],
+            let measurement = device.layout.characteristics.first(where: { $0.role == .measurement })
+        else { return false }
         let hex = frame.map { String($0, radix: 16).leftPadded(2) }.joined()
         var delivered = false
         if let fd = device.acquired[measurement.path] {
@@ -97,7 +117,7 @@ extension Simulator {
             log.record("notify", entry)
             delivered = true
         }
-        if delivered { notificationSent(path) }
+        return delivered
     }
 
     /// Writes one frame into our end of an acquired descriptor: a socket's (no SIGPIPE), or a
@@ -116,8 +136,10 @@ extension Simulator {
         devices[path]?.notificationsSent = count
         notificationsInAll += 1
         for drop in device.spec.drops where drop.afterNotifications == count {
-            devices[path]?.extraDrops.append(Scenario.Drop(at: now, for: drop.for))
-            linkLost(path, reason: "link")
+            // A drop with a delay starts on the timeline's tick (or before the next frame).
+            let delay = drop.delay ?? 0
+            devices[path]?.extraDrops.append(Scenario.Drop(at: now + delay, for: drop.for))
+            if delay <= 0 { linkLost(path, reason: "link") }
         }
         runEvents(until: now)
     }

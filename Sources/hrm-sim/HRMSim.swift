@@ -21,7 +21,13 @@ struct HRMSim: AsyncParsableCommand {
               hrm-sim --scenario two-straps -- hrm scan --json
               hrm-sim --scenario drops --log sim.jsonl -- hrm watch --json --duration 20
               hrm-sim --scenario ./mine.json -- bluetoothctl
+              hrm-sim --replay session.jsonl --speed 10 -- hrm watch --json
               hrm-sim --list
+
+            With --replay, the simulated strap is the one of a recording (JSON lines of hrm watch \
+            --json with a header, mono_ms and hex): its name, location, battery and model, every \
+            recorded notification with the recorded gaps (divided by --speed), and the link drops \
+            where the recording's did. --print-scenario prints that scenario, for --scenario.
 
             With --serve, hrm-sim serves on the bus named by DBUS_SYSTEM_BUS_ADDRESS until it is \
             stopped (Ctrl-C or SIGTERM) instead of running a command.
@@ -31,8 +37,19 @@ struct HRMSim: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .shortAndLong, help: "A shipped scenario's name, or a path to a JSON file.")
-    var scenario = "basic"
+    @Option(
+        name: .shortAndLong, help: "A shipped scenario's name, or a path to a JSON file (default: basic).")
+    var scenario: String?
+
+    @Option(
+        help: ArgumentHelp("Play back a recording of hrm watch instead of a scenario.", valueName: "session"))
+    var replay: String?
+
+    @Option(help: "With --replay: play N times faster (above 0; default 1).")
+    var speed: Double?
+
+    @Flag(help: "With --replay: print the scenario the recording makes, as JSON, and exit.")
+    var printScenario = false
 
     @Option(
         help: ArgumentHelp("Write a JSON-lines log of calls and signals to this file.", valueName: "file"))
@@ -49,7 +66,14 @@ struct HRMSim: AsyncParsableCommand {
     var command: [String] = []
 
     func validate() throws {
-        if !listScenarios && !serve && command.isEmpty {
+        if replay != nil && scenario != nil { throw ValidationError("give --scenario or --replay, not both") }
+        if replay == nil && (speed != nil || printScenario) {
+            throw ValidationError("--speed and --print-scenario go with --replay")
+        }
+        if let speed, !(speed.isFinite && speed > 0) {
+            throw ValidationError("--speed: a number above 0 (2 plays twice as fast, 0.5 half as fast)")
+        }
+        if !listScenarios && !serve && !printScenario && command.isEmpty {
             throw ValidationError("give a command after --, or --serve, or --list")
         }
         if serve && !command.isEmpty { throw ValidationError("--serve runs no command") }
@@ -63,12 +87,12 @@ struct HRMSim: AsyncParsableCommand {
             }
             return
         }
-        let loaded: Scenario
-        do {
-            loaded = try ScenarioCatalog.load(scenario)
-        } catch {
-            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
-            throw ExitCode(65)
+        let loaded = try loadScenario()
+        if printScenario {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(loaded), as: UTF8.self))
+            return
         }
         let log: SimulatorLog
         do {
@@ -83,6 +107,31 @@ struct HRMSim: AsyncParsableCommand {
         } else {
             let status = try await runCommand(loaded, log: log)
             throw ExitCode(status)
+        }
+    }
+
+    /// The scenario named by --scenario, or made from --replay's recording.
+    func loadScenario() throws -> Scenario {
+        guard let replay else {
+            do {
+                return try ScenarioCatalog.load(scenario ?? "basic")
+            } catch {
+                FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+                throw ExitCode(65)
+            }
+        }
+        do {
+            let loaded = try Recording.load(path: replay, speed: speed ?? 1)
+            for warning in loaded.warnings {
+                FileHandle.standardError.write(Data("hrm-sim: warning: \(replay): \(warning)\n".utf8))
+            }
+            return loaded.scenario
+        } catch {
+            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+            switch error {
+            case .unreadable: throw ExitCode(66)
+            case .invalid: throw ExitCode(65)
+            }
         }
     }
 
