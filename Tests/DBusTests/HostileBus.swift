@@ -299,7 +299,7 @@ func loopThreads() -> [String] {
 }
 
 /// Waits until `condition` holds; true if it did within `timeout`.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+func eventually(within timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {
