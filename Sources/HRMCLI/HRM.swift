@@ -7,9 +7,9 @@ public struct HRM: AsyncParsableCommand {
         abstract: "A heart-rate monitor for Linux: Bluetooth LE chest straps through BlueZ.",
         version: "0.1.0",
         subcommands: [
-            ScanCommand.self, WatchCommand.self, RecordCommand.self, ResetEnergyCommand.self,
-            DecodeCommand.self,
-            HRVCommand.self,
+            ScanCommand.self, WatchCommand.self, RecordCommand.self, ExportCommand.self,
+            ResetEnergyCommand.self,
+            DecodeCommand.self, HRVCommand.self,
         ]
     )
 

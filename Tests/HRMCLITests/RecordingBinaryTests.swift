@@ -150,4 +150,30 @@ import Testing
         #expect(lines.first?["command"] as? String == "record")
         #expect(lines.filter { $0["type"] as? String == "measurement" }.count == 3)
     }
+
+    /// A recording made by hrm, replayed by hrm-sim: watch prints the same measurements.
+    @Test func aRecordingReplaysAsTheSameStream() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("session.jsonl").path
+        let recorded = try await HRMProcess.runUnderSim(
+            "drops", ["watch", "--json", "--count", "14", "--record", file, "D2:4B:7E:10:20:32"])
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let sim = HRMProcess.binary.deletingLastPathComponent().appendingPathComponent("hrm-sim")
+        let replayed = try await HRMProcess.run(
+            [
+                "--replay", file, "--speed", "4", "--", HRMProcess.binary.path, "watch", "--json", "--count",
+                "14",
+            ],
+            executable: sim)
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        func stream(_ output: String) -> [String] {
+            WatchBinaryTests.lines(output).filter { $0["type"] as? String == "measurement" }.map {
+                "\($0["bpm"] as? Int ?? -1) \($0["rr_1024"] as? [Int] ?? [])"
+            }
+        }
+        #expect(stream(replayed.stdout).count == 14)
+        #expect(stream(replayed.stdout) == stream(recorded.stdout))
+        #expect(WatchBinaryTests.lines(replayed.stdout).contains { $0["state"] as? String == "disconnected" })
+    }
 }

@@ -1,0 +1,129 @@
+import HeartRate
+
+/// A recording read back (format 1): what the exports are made of. The raw payloads are the
+/// truth: measurements are decoded again from their `hex`.
+struct RecordedSession {
+    struct Measurement {
+        /// Milliseconds since the epoch.
+        let time: Int64
+        let measurement: HeartRateMeasurement
+        let zone: Int?
+        let device: String?
+    }
+
+    /// The header's start, milliseconds since the epoch.
+    var start: Int64 = 0
+    var name: String? = nil
+    var measurements: [Measurement] = []
+    /// Connected periods, in order.
+    var segments: [ClosedRange<Int64>] = []
+    /// Every line but the header, as written (for `--format json`).
+    var lines: [String] = []
+    /// What was odd but not fatal: a torn last line.
+    var warnings: [String] = []
+
+    /// Why a recording cannot be read: the line, and what is wrong with it.
+    struct Unreadable: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(text: String, source: String) throws(Unreadable) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        var connectedSince: Int64? = nil
+        var last: Int64 = 0
+        for (index, line) in lines.enumerated() {
+            let number = index + 1
+            guard let value = try? JSONValue.parse(String(line)), let type = value["type"]?.string else {
+                if number == lines.count, number > 1 {
+                    warnings.append(
+                        "\(source), line \(number): a torn last line, as a crash leaves it: ignored")
+                    break
+                }
+                if number == 1 { throw Self.notARecording(source) }
+                throw Unreadable(description: "\(source), line \(number): not a line of a recording")
+            }
+            if number == 1 {
+                guard type == "recording", case .number(1)? = value["format"],
+                    let start = value["start"]?.string.flatMap(Self.milliseconds)
+                else {
+                    throw Unreadable(
+                        description: "\(source) is not an hrm recording of format 1 (see hrm record)")
+                }
+                self.start = start
+                last = start
+                continue
+            }
+            self.lines.append(String(line))
+            guard let time = value["time"]?.string.flatMap(Self.milliseconds) else {
+                throw Unreadable(description: "\(source), line \(number): no valid \"time\"")
+            }
+            last = max(last, time)
+            switch type {
+            case "info":
+                name = name ?? value["name"]?.string
+            case "status":
+                switch value["state"]?.string {
+                case "connected":
+                    connectedSince = connectedSince ?? time
+                case "disconnected", "reconnecting", "stopped":
+                    if let since = connectedSince { segments.append(since...max(since, time)) }
+                    connectedSince = nil
+                default: break
+                }
+            case "measurement":
+                guard let hex = value["hex"]?.string, let bytes = try? HexPayload.parse(hex),
+                    let m = try? HeartRateMeasurement(decoding: bytes)
+                else {
+                    throw Unreadable(
+                        description: "\(source), line \(number): a measurement without a payload that decodes"
+                    )
+                }
+                var zone: Int? = nil
+                if case .number(let z)? = value["zone"], z >= 0, z < 100 { zone = Int(z) }
+                measurements.append(
+                    Measurement(time: time, measurement: m, zone: zone, device: value["device"]?.string))
+            default: break
+            }
+        }
+        // A recording cut short (a crash) ends with its last line.
+        if let since = connectedSince { segments.append(since...max(since, last)) }
+    }
+
+    static func notARecording(_ source: String) -> Unreadable {
+        Unreadable(description: "\(source) is not an hrm recording of format 1 (see hrm record)")
+    }
+
+    /// `2026-11-23T15:42:01.123Z` (or without the fraction) as milliseconds since the epoch.
+    static func milliseconds(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var millis: Int64 = 0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), let fraction = number(20..<min(bytes.count - 1, 23)) else {
+                return nil
+            }
+            let digits = min(bytes.count - 1, 23) - 20
+            millis = fraction * [100, 10, 1][max(min(digits, 3), 1) - 1]
+        }
+        // Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
+    }
+}
