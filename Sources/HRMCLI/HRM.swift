@@ -7,7 +7,7 @@ public struct HRM: AsyncParsableCommand {
         abstract: "A heart-rate monitor for Linux: Bluetooth LE chest straps through BlueZ.",
         version: "0.1.0",
         subcommands: [
-            ScanCommand.self, WatchCommand.self, RecordCommand.self, ExportCommand.self,
+            ScanCommand.self, WatchCommand.self, RecordCommand.self, SessionsCommand.self, ExportCommand.self,
             ResetEnergyCommand.self,
             DecodeCommand.self, HRVCommand.self,
         ]

@@ -135,12 +135,21 @@ import Testing
             "basic", [],
             shell: """
                 export XDG_DATA_HOME="\(folder.path)"
-                exec "\(HRMProcess.binary.path)" record --count 3 Polar
+                "\(HRMProcess.binary.path)" record --count 3 Polar || exit $?
+                # A second recording, then the list: newest first.
+                sleep 1
+                "\(HRMProcess.binary.path)" record --count 2 Polar > /dev/null || exit $?
+                exec "\(HRMProcess.binary.path)" sessions --json
                 """)
         #expect(result.status == 0, "\(result.stderr)")
         let sessions = folder.appendingPathComponent("hrm/sessions")
-        let files = try FileManager.default.contentsOfDirectory(atPath: sessions.path)
-        try #require(files.count == 1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: sessions.path).sorted()
+        try #require(files.count == 2)
+        let listed = WatchBinaryTests.lines(result.stdout).filter { $0["type"] as? String == "session" }
+        #expect(listed.compactMap { $0["measurements"] as? Int } == [2, 3])
+        #expect(listed.compactMap { $0["path"] as? String } == files.reversed().map { "\(sessions.path)/\($0)" })
+        #expect(listed.first?["device"] as? String == "D2:4B:7E:10:20:30")
+        #expect(listed.allSatisfy { ($0["max_bpm"] as? Int ?? 0) > 0 })
         #expect(files[0].hasSuffix("Z_D2-4B-7E-10-20-30.jsonl"))
         // The path at the start and at the end.
         #expect(result.stderr.contains("recording to \(sessions.path)/\(files[0])"))

@@ -13,7 +13,11 @@ struct RecordedSession {
 
     /// The header's start, milliseconds since the epoch.
     var start: Int64 = 0
+    /// The time of the last line read.
+    var end: Int64 = 0
     var name: String? = nil
+    /// The strap's address, from the first line that names one.
+    var device: String? = nil
     var measurements: [Measurement] = []
     /// Connected periods, in order.
     var segments: [ClosedRange<Int64>] = []
@@ -58,6 +62,8 @@ struct RecordedSession {
                 throw Unreadable(description: "\(source), line \(number): no valid \"time\"")
             }
             last = max(last, time)
+            end = last
+            device = device ?? value["device"]?.string
             switch type {
             case "info":
                 name = name ?? value["name"]?.string
