@@ -147,7 +147,8 @@ import Testing
         try #require(files.count == 2)
         let listed = WatchBinaryTests.lines(result.stdout).filter { $0["type"] as? String == "session" }
         #expect(listed.compactMap { $0["measurements"] as? Int } == [2, 3])
-        #expect(listed.compactMap { $0["path"] as? String } == files.reversed().map { "\(sessions.path)/\($0)" })
+        #expect(
+            listed.compactMap { $0["path"] as? String } == files.reversed().map { "\(sessions.path)/\($0)" })
         #expect(listed.first?["device"] as? String == "D2:4B:7E:10:20:30")
         #expect(listed.allSatisfy { ($0["max_bpm"] as? Int ?? 0) > 0 })
         #expect(files[0].hasSuffix("Z_D2-4B-7E-10-20-30.jsonl"))
