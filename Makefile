@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-soak fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -31,7 +31,7 @@ test:
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-hrv bench-dbus bench-watch bench-soak
+bench: bench-decoder bench-hrv bench-dbus bench-watch bench-export bench-soak
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HeartRateBenchmarks --no-progress $(BENCH_FLAGS)
@@ -87,6 +87,11 @@ bench-watch:
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
+# hrm export of a generated 3-hour 1 Hz session with RR intervals, to every format (target: < 1 s).
+bench-export:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/Export/export_bench.py --hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm"
 
 # The same harness with a minimal C reader of the AcquireNotify socket in hrm's place: what this
 # machine costs any reader (its RSS is the Python launcher's and means nothing).

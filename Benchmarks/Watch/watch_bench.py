@@ -30,6 +30,7 @@ TARGETS = {"p99_ms": 0.15, "cpu_us": 15.0, "rss_mib": 10.0, "idle_pct": 0.1}
 
 
 RR_FRAMES = False
+RECORD = False
 
 
 def rr_ticks(n):
@@ -79,6 +80,8 @@ def cpu_ns(pid):
 def inner(args):
     """Runs hrm watch (inside hrm-sim), records each line's arrival and hrm's CPU, writes JSON."""
     command = [args.hrm, "watch", ADDRESS, "--json", "--duration", str(args.duration)]
+    if args.record_to:
+        command += ["--record", args.record_to]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     fd = child.stdout.fileno()
     arrivals = []  # (mono_ns, sequence or bpm)
@@ -121,7 +124,8 @@ def run_round(hrm, sim, rate, seconds, sequence):
         env = dict(os.environ, XDG_STATE_HOME=work, NO_COLOR="1")
         subprocess.run(
             [sim, "--scenario", scenario_path, "--log", log, "--", sys.executable, __file__, "--inner",
-             "--hrm", hrm, "--out", out, "--duration", str(seconds)],
+             "--hrm", hrm, "--out", out, "--duration", str(seconds)]
+            + (["--record-to", os.path.join(work, "recording.jsonl")] if RECORD else []),
             env=env, check=False,
         )
         result = json.load(open(out))
@@ -187,13 +191,17 @@ def main():
     parser.add_argument("--sim", default=".build/release/hrm-sim")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--idle-seconds", type=float, default=60)
+    parser.add_argument("--record", action="store_true",
+                        help="hrm records the session too (--record into the round's folder)")
+    parser.add_argument("--record-to", help=argparse.SUPPRESS)
     parser.add_argument("--rr", action="store_true",
                         help="frames carry an RR interval each (watch's HRV works per frame)")
     parser.add_argument("--label", default="hrm watch --json",
                         help="what --hrm is, for the report (the floor reader: see floor/)")
     args = parser.parse_args()
-    global RR_FRAMES
+    global RR_FRAMES, RECORD
     RR_FRAMES = args.rr
+    RECORD = args.record
     if args.inner:
         return inner(args)
 

@@ -109,4 +109,24 @@ import Testing
         ])
         #expect(missing.status == 66)
     }
+
+    /// A full disk: the export says so and fails (74), nothing claims success.
+    @Test func aFullDiskFailsTheExport() async throws {
+        let folder = try RecordingBinaryTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = folder.appendingPathComponent("s.jsonl").path
+        let lines = [
+            #"{"type":"recording","format":1,"hrm":"0.1.0","start":"2026-11-23T10:00:00.000Z","command":"watch"}"#,
+            #"{"type":"status","time":"2026-11-23T10:00:00.500Z","mono_ms":500,"device":"AA:BB:CC:DD:EE:FF","state":"connected"}"#,
+            #"{"type":"measurement","time":"2026-11-23T10:00:01.000Z","mono_ms":1000,"device":"AA:BB:CC:DD:EE:FF","bpm":60,"#
+                + #""contact":"detected","energy_kj":null,"rr_1024":[1024],"rr_ms":[1000],"format":"uint8","zone":null,"hex":"163c0004"}"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: session, atomically: true, encoding: .utf8)
+        let ok = try await HRMProcess.run(["export", session, "--format", "tcx"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("<Value>60</Value>"))
+        let full = try await HRMProcess.run(["export", session, "--format", "tcx", "-o", "/dev/full"])
+        #expect(full.status == 74)
+        #expect(full.stderr.contains("No space left on device"))
+    }
 }
