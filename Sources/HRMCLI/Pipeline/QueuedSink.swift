@@ -39,9 +39,11 @@ final class QueuedSink: EventSink {
     private let done: AsyncStream<Void>
 
     /// `trouble` is called on the sink's own task, never under the pipeline's lock, so it may
-    /// send an event into the pipeline.
+    /// send an event into the pipeline. With `gather`, the sink's task, once woken by an event,
+    /// waits that long for more before it writes: one wake-up for a batch instead of one per
+    /// event, for a sink that may lag a little (a recording).
     init(
-        _ sink: some SlowEventSink, capacity: Int, policy: Policy,
+        _ sink: some SlowEventSink, capacity: Int, policy: Policy, gather: Duration = .zero,
         trouble: @escaping @Sendable (Trouble) -> Void
     ) {
         precondition(capacity > 0, "a queue needs room for one event")
@@ -50,7 +52,7 @@ final class QueuedSink: EventSink {
         let (done, finished) = AsyncStream.makeStream(of: Void.self)
         self.done = done
         Task { [queue] in
-            await queue.drain(into: sink, trouble)
+            await queue.drain(into: sink, gather: gather, trouble)
             await sink.close()
             finished.finish()
         }
@@ -129,9 +131,11 @@ private final class Queue: Sendable {
 
     /// The sink's task: takes everything queued at once, writes it, waits for more, until the
     /// queue has ended and is empty, the sink was dropped, or a write failed.
-    func drain(into sink: some SlowEventSink, _ trouble: @Sendable (QueuedSink.Trouble) -> Void) async {
+    func drain(
+        into sink: some SlowEventSink, gather: Duration, _ trouble: @Sendable (QueuedSink.Trouble) -> Void
+    ) async {
         while true {
-            let (batch, dropped, overflowed, ended) = await take()
+            let (batch, dropped, overflowed, ended) = await take(gather: gather)
             if overflowed { return trouble(.sinkDropped) }
             if dropped > 0 { trouble(.dropped(dropped)) }
             for event in batch {
@@ -149,7 +153,7 @@ private final class Queue: Sendable {
         }
     }
 
-    private func take() async -> ([MonitorEvent], Int, Bool, Bool) {
+    private func take(gather: Duration) async -> ([MonitorEvent], Int, Bool, Bool) {
         while true {
             let taken = state.withLock { state -> ([MonitorEvent], Int, Bool, Bool)? in
                 guard state.hasWork else { return nil }
@@ -168,6 +172,8 @@ private final class Queue: Sendable {
                 }
                 if ready { continuation.resume() }
             }
+            let ending = state.withLock { $0.ended }
+            if gather > .zero, !ending { try? await Task.sleep(for: gather) }
         }
     }
 }
