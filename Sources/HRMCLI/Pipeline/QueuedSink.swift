@@ -7,6 +7,12 @@ protocol SlowEventSink: Sendable {
     func write(_ event: MonitorEvent) async throws
     /// No more events: flush and release what the sink holds.
     func close() async
+    /// The batch taken from the queue is written: a sink that buffers writes it out now.
+    func flush() async
+}
+
+extension SlowEventSink {
+    func flush() async {}
 }
 
 /// Puts a bounded queue between the pipeline and a `SlowEventSink`, so that nothing the sink
@@ -149,6 +155,7 @@ private final class Queue: Sendable {
                     return trouble(.failed("\(error)"))
                 }
             }
+            await sink.flush()
             if ended && batch.isEmpty { return }
         }
     }

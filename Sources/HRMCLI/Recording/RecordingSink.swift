@@ -1,5 +1,5 @@
 /// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line
-/// per event, each written whole as it comes, `fsync`ed at most every `syncInterval` and at the
+/// per event, whole lines only, each batch the queue hands over in one write(2), `fsync`ed at most every `syncInterval` and at the
 /// end. A disk that fails (full, gone) ends the recording with an `error` event; watching goes on.
 actor RecordingSink: SlowEventSink {
     /// Where the recording goes.
@@ -24,6 +24,9 @@ actor RecordingSink: SlowEventSink {
     private var lastSync: ContinuousClock.Instant
     private var failed = false
     private var lines = 0
+    /// Lines of the batch being written: one write(2) for the batch, whole lines only.
+    private var buffer = ""
+    private var pendingLines = 0
     private var headerWritten: Bool
     /// Sends an `error` event into the session (from this task, never under the pipeline's lock).
     private let report: @Sendable (MonitorEvent) -> Void
@@ -60,7 +63,6 @@ actor RecordingSink: SlowEventSink {
         for earlier in waiting { write(RecordingLine.line(earlier, since: startInstant), to: file) }
         waiting = []
         write(RecordingLine.line(event, since: startInstant), to: file)
-        if ContinuousClock.now - lastSync >= Self.syncInterval { sync(file) }
     }
 
     func close() async {
@@ -75,6 +77,8 @@ actor RecordingSink: SlowEventSink {
             headerWritten = true
             write(RecordingLine.header(start: start, command: command), to: file)
         }
+        await flush()
+        guard !failed else { return }
         do throws(RecordingFile.Failure) {
             try file.close()
             StandardOutput.diagnostic("hrm \(command): recorded \(lines) lines to \(file.path)")
@@ -105,12 +109,24 @@ actor RecordingSink: SlowEventSink {
 
     private func write(_ line: String, to file: RecordingFile) {
         guard !failed else { return }
-        do throws(RecordingFile.Failure) {
-            try file.write(line)
-            lines += 1
-        } catch {
-            fail(error)
+        buffer += line
+        pendingLines += 1
+    }
+
+    /// The batch's lines to the file in one write(2); saved to disk every `syncInterval`.
+    func flush() async {
+        guard let file, !failed, !buffer.isEmpty else { return }
+        defer {
+            buffer = ""
+            pendingLines = 0
         }
+        do throws(RecordingFile.Failure) {
+            try file.write(buffer)
+            lines += pendingLines
+        } catch {
+            return fail(error)
+        }
+        if ContinuousClock.now - lastSync >= Self.syncInterval { sync(file) }
     }
 
     private func sync(_ file: RecordingFile) {
