@@ -94,12 +94,8 @@ public struct HRVCommand: ParsableCommand {
         let intervals = runs.reduce(0) { $0 + $1.count }
         guard intervals > 0 else { throw failure("no RR intervals in input") }
 
-        var corrector = ArtefactCorrector(correcting: !noCorrection)
-        var beats: [NNInterval] = []
-        for run in runs {
-            for rr in run { beats += corrector.append(rr) }
-            beats += corrector.endRun()
-        }
+        // Each run corrected on its own, as the corrector's endRun would (ArtefactCorrectorTests).
+        let beats = runs.flatMap { HRV.correct(rr: $0, correcting: !noCorrection) }
         guard !beats.isEmpty else { throw failure("no beats left after artefact correction") }
 
         let spans: [HRVSpan]

@@ -27,7 +27,7 @@ actor RecordingSink: SlowEventSink {
     /// Lines of the batch being written: one write(2) for the batch, whole lines only.
     private var buffer = ""
     private var pendingLines = 0
-    private var headerWritten: Bool
+    private var headerWritten = false
     /// Sends an `error` event into the session (from this task, never under the pipeline's lock).
     private let report: @Sendable (MonitorEvent) -> Void
 
@@ -47,7 +47,6 @@ actor RecordingSink: SlowEventSink {
         case .sessions(let folder):
             self.folder = folder
         }
-        headerWritten = file == nil  // a folder's file gets its header when it is made
     }
 
     func write(_ event: MonitorEvent) async throws {
@@ -56,27 +55,15 @@ actor RecordingSink: SlowEventSink {
             waiting.append(event)
             return
         }
-        if !headerWritten {
-            headerWritten = true
-            write(RecordingLine.header(start: start, command: command), to: file)
-        }
-        for earlier in waiting { write(RecordingLine.line(earlier, since: startInstant), to: file) }
-        waiting = []
+        catchUp(file)
         write(RecordingLine.line(event, since: startInstant), to: file)
     }
 
     func close() async {
         // A run that never knew its strap still leaves its file (every run writes one).
         if file == nil, !failed, let folder { open(folder.path(start: start, device: nil)) }
-        if let file, !waiting.isEmpty {
-            for earlier in waiting { write(RecordingLine.line(earlier, since: startInstant), to: file) }
-            waiting = []
-        }
         guard let file, !failed else { return }
-        if !headerWritten {
-            headerWritten = true
-            write(RecordingLine.header(start: start, command: command), to: file)
-        }
+        catchUp(file)
         await flush()
         guard !failed else { return }
         do throws(RecordingFile.Failure) {
@@ -85,6 +72,16 @@ actor RecordingSink: SlowEventSink {
         } catch {
             fail(error)
         }
+    }
+
+    /// The header, once, and the events that waited for the file to exist.
+    private func catchUp(_ file: RecordingFile) {
+        if !headerWritten {
+            headerWritten = true
+            write(RecordingLine.header(start: start, command: command), to: file)
+        }
+        for earlier in waiting { write(RecordingLine.line(earlier, since: startInstant), to: file) }
+        waiting = []
     }
 
     /// The session's file in the folder, once `event` names the strap.
@@ -99,7 +96,6 @@ actor RecordingSink: SlowEventSink {
             let file = try RecordingFile(creating: path)
             self.file = file
             StandardOutput.diagnostic("hrm \(command): recording to \(path)")
-            write(RecordingLine.header(start: start, command: command), to: file)
             return file
         } catch {
             fail(error)
