@@ -36,9 +36,10 @@ public struct SearchOptions: ParsableArguments, Sendable {
 }
 
 extension AdapterOptions {
-    /// The adapter chosen, powered on when it is off and `--power-on` allows it.
-    func usableAdapter(_ client: BlueZClient) async throws(BlueZError) -> Adapter {
-        let chosen = try await client.selectAdapter(adapter)
+    /// The adapter chosen (`name`, else `--adapter`, else the first powered one), powered on
+    /// when it is off and `--power-on` allows it.
+    func usableAdapter(_ client: BlueZClient, named name: String? = nil) async throws(BlueZError) -> Adapter {
+        let chosen = try await client.selectAdapter(name ?? adapter)
         if chosen.powered { return chosen }
         guard powerOn else {
             throw BlueZError(.adapterPoweredOff, "the adapter \(chosen.name) is powered off")

@@ -3,8 +3,14 @@ public import ArgumentParser
 /// What `watch` and `record` share: the strap, the output, when to stop, Bluetooth, HRV, zones
 /// and alerts.
 public struct WatchArguments: ParsableArguments, Sendable {
-    @Argument(help: "Address or part of the name of the monitor.")
-    public var device: String?
+    @Argument(
+        help: ArgumentHelp(
+            "Address or part of the name of each monitor; ADAPTER/DEVICE (hci1/C0:FF:EE:00:00:01) to reach one through another adapter.",
+            valueName: "device"))
+    public var devices: [String] = []
+
+    @Flag(help: "Watch every heart-rate monitor the scan finds.")
+    public var all = false
 
     @OptionGroup public var output: OutputOptions
 
@@ -26,15 +32,23 @@ public struct WatchArguments: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        if device?.isEmpty == true {
+        let requests = devices.map(StrapRequest.init(parsing:))
+        if requests.contains(where: { $0.wanted.isEmpty }) {
             throw ValidationError("DEVICE must not be empty: it would match any strap")
+        }
+        if all && !devices.isEmpty {
+            throw ValidationError("--all watches every monitor found: give it without DEVICE arguments")
+        }
+        for (index, request) in requests.enumerated() where requests[..<index].contains(request) {
+            throw ValidationError("\(request.spoken) is given twice")
         }
     }
 
     /// The session's choices, recording to `recording` if any.
     func options(command: String, recording: RecordingChoice?) -> WatchOptions {
         WatchOptions(
-            command: command, device: device, format: output.chosen, limits: limits.runLimits,
+            command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
+            format: output.chosen, limits: limits.runLimits,
             bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout, hrv: hrv.settings,
             zones: zones.chosen, alertAbove: alerts.alertAbove, alertBelow: alerts.alertBelow,
             onAlert: alerts.onAlert, recording: recording)

@@ -31,11 +31,17 @@ final class StdoutSink: EventSink {
     }
 
     /// The renderer for `format` on this stdout: a live display on a terminal, lines otherwise.
-    static func renderer(for format: OutputFormat, terminal: Bool, colour: Bool) -> any EventRenderer {
+    /// With `several` straps, a live table instead of a live line, and lines that name their
+    /// strap.
+    static func renderer(for format: OutputFormat, terminal: Bool, colour: Bool, several: Bool = false)
+        -> any EventRenderer
+    {
         switch format {
         case .json: JSONLinesRenderer()
         case .csv: CSVRenderer()
-        case .text: terminal ? LiveRenderer(colour: colour) : TextLinesRenderer()
+        case .text where !terminal: TextLinesRenderer(namesDevice: several)
+        case .text where several: LiveTableRenderer(colour: colour)
+        case .text: LiveRenderer(colour: colour)
         }
     }
 

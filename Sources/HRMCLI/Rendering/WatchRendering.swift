@@ -35,8 +35,12 @@ struct CSVRenderer: EventRenderer {
 
 /// Plain text, one line per event: what `watch` prints into a pipe or a file.
 struct TextLinesRenderer: EventRenderer {
+    /// With several straps, each measurement, HRV, alert and battery line starts with its strap's
+    /// address.
+    var namesDevice = false
+
     mutating func render(_ event: MonitorEvent) -> String? {
-        let clock = event.time.localClock
+        let clock = event.time.localClock + (namesDevice ? event.device.map { "  " + $0 } ?? "" : "")
         switch event.kind {
         case .measurement(let m, let zone):
             return "\(clock)  \(MeasurementRendering.text(m))\(zone.map { "  zone \($0)" } ?? "")\n"

@@ -18,6 +18,12 @@ struct ConnectionSupervisor: Sendable {
     let target: DiscoveredDevice
     let pipeline: EventPipeline
     let reconnect: Bool
+    /// Taken for each Connect (and each search for a strap bluetoothd forgot): one at a time per
+    /// adapter.
+    var gate = ConnectGate()
+    /// How long one Connect may take (services resolved included). Shorter when straps share
+    /// the adapter: a strap that is away must not hold the others' turn for long.
+    var connectTimeout: Duration = .seconds(20)
 
     var address: String { target.address.description }
 
@@ -67,8 +73,13 @@ struct ConnectionSupervisor: Sendable {
         while !Task.isCancelled {
             status(firstConnection ? .connecting : .reconnecting)
             do {
-                if !firstConnection { try await finder.rediscover(target) }
-                let made = try await client.connect(target.path, require: [BluetoothUUID(0x2A37)])
+                let turn = try await gate.withTurn { () async throws(BlueZError) -> Bool in
+                    if !firstConnection { try await finder.rediscover(target) }
+                    return try await client.connect(
+                        target.path, require: [BluetoothUUID(0x2A37)], timeout: connectTimeout)
+                }
+                // Stopped while waiting for the turn.
+                guard let made = turn else { break }
                 holdings.connection = holdings.connection || made
             } catch {
                 if Task.isCancelled { break }

@@ -46,6 +46,53 @@ struct DeviceFinder: Sendable {
         return self.wanted == nil ? best : nil
     }
 
+    /// Each of `requests` (addresses or parts of names) on this adapter, in order, nil for those
+    /// not found: addresses bluetoothd knows at once, the rest from one scan that ends when every
+    /// one is found or the scan timeout has passed. A device answers one request at most, the
+    /// first it matches.
+    func find(each requests: [String]) async throws(BlueZError) -> [DiscoveredDevice?] {
+        var found: [DiscoveredDevice?] = []
+        for wanted in requests {
+            if let address = BluetoothAddress(wanted) {
+                found.append(await client.device(address, on: adapter))
+            } else {
+                found.append(nil)
+            }
+        }
+        func missing() -> Bool { found.contains { $0 == nil } }
+        guard missing() else { return found }
+        let stream = try await client.discover(adapter: adapter)
+        await scanning()
+        for await device in stream.until(ContinuousClock.now + scanTimeout.duration) {
+            guard !found.contains(where: { $0?.address == device.address }),
+                let index = requests.indices.first(where: {
+                    found[$0] == nil && Self.matches(device, requests[$0])
+                })
+            else { continue }
+            found[index] = device
+            if !missing() { break }
+        }
+        return found
+    }
+
+    /// `--all`: every heart-rate monitor the scan finds, in the order they were found. The scan
+    /// ends once one is found and nothing new came for `quiet`, or at the scan timeout.
+    func findAll(quiet: Duration = .seconds(2)) async throws(BlueZError) -> [DiscoveredDevice] {
+        let stream = try await client.discover(adapter: adapter)
+        await scanning()
+        let limit = ContinuousClock.now + scanTimeout.duration
+        var found: [DiscoveredDevice] = []
+        var lastNew = ContinuousClock.now
+        for await update in stream.ticking(every: .milliseconds(250)).until(limit) {
+            if case .element(let device) = update, !found.contains(where: { $0.address == device.address }) {
+                found.append(device)
+                lastNew = .now
+            }
+            if !found.isEmpty && ContinuousClock.now - lastNew >= quiet { break }
+        }
+        return found
+    }
+
     /// After bluetoothd restarted (or forgot the strap), its device object exists again only once
     /// a scan sees it advertise: look for it, as long as the scan timeout allows.
     func rediscover(_ target: DiscoveredDevice) async throws(BlueZError) {

@@ -8,7 +8,10 @@ import BlueZ
 struct WatchOptions: Sendable {
     /// The command, for messages: `watch` or `record`.
     var command = "watch"
-    var device: String?
+    /// The DEVICE arguments: none for the last strap watched or the strongest one.
+    var straps: [StrapRequest] = []
+    /// `--all`: every heart-rate monitor the scan finds.
+    var all = false
     var format: OutputFormat = .text
     var limits = RunLimits()
     var bluetooth = AdapterOptions()
@@ -65,7 +68,8 @@ struct WatchSession: Sendable {
         counter = options.limits.counter(stop)
         stdout = StdoutSink(
             renderer: StdoutSink.renderer(
-                for: options.format, terminal: StandardOutput.isTerminal, colour: getenv("NO_COLOR") == nil),
+                for: options.format, terminal: StandardOutput.isTerminal, colour: getenv("NO_COLOR") == nil,
+                several: options.straps.count > 1 || options.all),
             format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
         let relay = EventRelay()
         var queued = Self.queuedSinks(options, relay)
@@ -171,16 +175,22 @@ struct WatchSession: Sendable {
     }
 
     private func watch(_ client: BlueZClient) async -> Ending {
+        options.straps.count > 1 || options.all ? await watchSeveral(client) : await watchOne(client)
+    }
+
+    /// One strap: DEVICE, else the last one watched, else the strongest monitor around.
+    private func watchOne(_ client: BlueZClient) async -> Ending {
+        let request = options.straps.first
         var device: String? = nil
         do throws(BlueZError) {
-            let adapter = try await options.bluetooth.usableAdapter(client)
+            let adapter = try await options.bluetooth.usableAdapter(client, named: request?.adapter)
             let finder = DeviceFinder(
-                client: client, adapter: adapter, wanted: options.device, scanTimeout: options.scanTimeout,
+                client: client, adapter: adapter, wanted: request?.wanted, scanTimeout: options.scanTimeout,
                 scanning: { status(.scanning) })
             guard let target = try await finder.find() else {
                 // Stopped while looking: a stop asked for, not a device missing.
                 if Task.isCancelled { return .stopped(device: nil) }
-                let what = options.device.map { "'\($0)'" } ?? "heart-rate monitor"
+                let what = request?.spoken ?? "heart-rate monitor"
                 return .failed(
                     BlueZError(.deviceNotFound, "no \(what) found in \(options.scanTimeout.spoken)"),
                     device: nil)

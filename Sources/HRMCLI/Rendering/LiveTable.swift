@@ -1,0 +1,174 @@
+import HeartRate
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// On a terminal, with several straps: lines scroll above a table with a row per strap (name,
+/// BPM, zone, the latest RR intervals, battery, state), each row redrawn in place when its strap
+/// says something. Rows never wrap: cells that do not fit the terminal's width are left off, so a
+/// redraw always lands on the row it means.
+struct LiveTableRenderer: EventRenderer {
+    struct Row: Equatable {
+        var device: String
+        var name: String? = nil
+        var bpm: Int? = nil
+        var zone: Int? = nil
+        var rr: [Int] = []
+        var battery: Int? = nil
+        var state = "connecting"
+        var contactLost = false
+    }
+
+    let colour: Bool
+    /// The terminal's width when it is asked for (each draw: a resized window is followed).
+    let width: () -> Int
+    private(set) var rows: [Row] = []
+    /// Rows on the screen now (the cursor is at the end of the last).
+    private var drawn = 0
+
+    init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current) {
+        self.colour = colour
+        self.width = width
+    }
+
+    mutating func render(_ event: MonitorEvent) -> String? {
+        switch event.kind {
+        case .measurement(let m, let zone):
+            return update(event.device) {
+                $0.bpm = Int(m.heartRate)
+                $0.zone = zone
+                $0.rr = m.rrIntervals.map { Int($0.milliseconds.rounded()) }
+                $0.contactLost = m.sensorContact == .notDetected
+                $0.state = "connected"
+            }
+        case .battery(let percent):
+            return update(event.device) { $0.battery = percent }
+        case .info(let name, _, let battery, _, _):
+            return update(event.device) {
+                $0.name = name
+                $0.battery = battery ?? $0.battery
+            }
+        case .status(let state, let detail):
+            guard let device = event.device else {
+                if state == .stopped { for index in rows.indices { rows[index].state = state.rawValue } }
+                return scroll(paint("-- \(WatchText.status(state, detail))", "2"))
+            }
+            return update(device) {
+                $0.state = state.rawValue
+                if state != .connected {
+                    $0.bpm = nil
+                    $0.rr = []
+                }
+            }
+        case .alert(let alert):
+            let who = event.device.map { " " + name(of: $0) } ?? ""
+            return "\u{07}" + scroll(paint("!!\(who) \(WatchText.alert(alert))", "33"))
+        case .summary(let report):
+            let who = event.device.map { " for " + name(of: $0) } ?? ""
+            return scroll(paint("-- summary\(who): \(report.text)", "2"))
+        case .hrv, .device, .error:
+            return nil
+        }
+    }
+
+    mutating func finish() -> String? {
+        drawn > 0 ? "\n" : nil
+    }
+
+    private func name(of device: String) -> String {
+        rows.first { $0.device == device }?.name.map(Self.shown) ?? device
+    }
+
+    /// Changes a strap's row (a new strap gets a row at the bottom) and redraws that row.
+    private mutating func update(_ device: String?, _ change: (inout Row) -> Void) -> String? {
+        guard let device else { return nil }
+        guard let index = rows.firstIndex(where: { $0.device == device }) else {
+            var row = Row(device: device)
+            change(&row)
+            rows.append(row)
+            return redrawAll()
+        }
+        let before = rows[index]
+        change(&rows[index])
+        guard rows[index] != before else { return nil }
+        guard drawn == rows.count else { return redrawAll() }
+        // Up to the row, rewrite it, back down to the last row.
+        let up = drawn - 1 - index
+        let line = "\r\u{1B}[2K" + text(of: rows[index], width: width())
+        return up == 0 ? line : "\u{1B}[\(up)A" + line + "\u{1B}[\(up)B"
+    }
+
+    /// A line above the table, which is then drawn again below it.
+    private mutating func scroll(_ line: String) -> String {
+        clear() + line + "\n" + redrawAll(fromTop: true)
+    }
+
+    /// To the start of the table's first row, and everything from there erased.
+    private mutating func clear() -> String {
+        defer { drawn = 0 }
+        guard drawn > 0 else { return "" }
+        return (drawn > 1 ? "\u{1B}[\(drawn - 1)A" : "") + "\r\u{1B}[J"
+    }
+
+    private mutating func redrawAll(fromTop: Bool = false) -> String {
+        let start = fromTop ? "" : clear()
+        let columns = width()
+        drawn = rows.count
+        return start + rows.map { "\r\u{1B}[2K" + text(of: $0, width: columns) }.joined(separator: "\n")
+    }
+
+    /// The row's cells, as many as fit in `width - 1` columns (the last column left free: some
+    /// terminals wrap when it is written).
+    func text(of row: Row, width: Int) -> String {
+        let name = row.name.map(Self.shown) ?? row.device
+        var cells: [(plain: String, code: String?)] = [
+            (Self.padded(Self.cut(name, 20), 20), nil),
+            (Self.padded(row.bpm.map { "♥ \($0)" } ?? "♥ --", 6), LiveRenderer.zoneColour(row.zone)),
+        ]
+        if let zone = row.zone { cells.append(("zone \(zone)", nil)) }
+        if row.contactLost { cells.append(("no contact", "33")) }
+        cells.append((Self.padded(row.state, 12), row.state == "connected" ? nil : "33"))
+        if let battery = row.battery { cells.append(("battery \(battery) %", nil)) }
+        if !row.rr.isEmpty {
+            cells.append(("RR " + row.rr.map(String.init).joined(separator: " ") + " ms", nil))
+        }
+        var used = 0
+        var shown: [String] = []
+        for cell in cells {
+            let needed = cell.plain.count + (shown.isEmpty ? 0 : 2)
+            guard used + needed <= width - 1 else { break }
+            used += needed
+            shown.append(paint(cell.plain, cell.code))
+        }
+        return shown.joined(separator: "  ")
+    }
+
+    private func paint(_ text: String, _ code: String?) -> String {
+        guard colour, let code else { return text }
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+
+    private static func shown(_ name: String) -> String {
+        TerminalText.sanitised(name, limit: TerminalText.nameLimit)
+    }
+
+    private static func cut(_ text: String, _ limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    }
+
+    private static func padded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+/// The width of the terminal on stdout, in columns: 80 when it cannot be told.
+enum TerminalWidth {
+    static func current() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+}

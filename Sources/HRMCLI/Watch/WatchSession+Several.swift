@@ -1,0 +1,148 @@
+import BlueZ
+
+/// `watch DEVICE DEVICE...` and `watch --all`: a connection supervisor per strap, all into the
+/// one pipeline. Each strap has its own connection, reconnect loop and backoff, so a drop of one
+/// never pauses another; the straps on one adapter take turns to connect (`ConnectGate`).
+extension WatchSession {
+    /// A strap found, and how to reach it.
+    private struct Assignment: Sendable {
+        let finder: DeviceFinder
+        let target: DiscoveredDevice
+        let gate: ConnectGate
+    }
+
+    func watchSeveral(_ client: BlueZClient) async -> Ending {
+        var assignments: [Assignment] = []
+        var missing: [StrapRequest] = []
+        do throws(BlueZError) {
+            // Two spellings of one adapter (hci0 and its address) are one adapter: one gate.
+            var gates: [(path: AdapterPath, gate: ConnectGate)] = []
+            for (adapterName, requests) in groupedByAdapter() {
+                let adapter = try await options.bluetooth.usableAdapter(client, named: adapterName)
+                let gate =
+                    gates.first { $0.path == adapter.path }?.gate
+                    ?? {
+                        let gate = ConnectGate()
+                        gates.append((adapter.path, gate))
+                        return gate
+                    }()
+                let finder = DeviceFinder(
+                    client: client, adapter: adapter, wanted: nil, scanTimeout: options.scanTimeout,
+                    scanning: { status(.scanning) })
+                let found: [DiscoveredDevice?] =
+                    options.all
+                    ? try await finder.findAll() : try await finder.find(each: requests.map(\.wanted))
+                for (index, device) in found.enumerated() {
+                    guard let device else {
+                        missing.append(requests[index])
+                        continue
+                    }
+                    // Named twice (by address and by name): watched once.
+                    if !assignments.contains(where: { $0.target.address == device.address }) {
+                        assignments.append(Assignment(finder: finder, target: device, gate: gate))
+                    }
+                }
+            }
+        } catch {
+            return .failed(error, device: nil)
+        }
+        if Task.isCancelled { return .stopped(device: nil) }
+        let searched = options.scanTimeout.spoken
+        guard !assignments.isEmpty else {
+            let what =
+                options.all
+                ? "no heart-rate monitor" : "none of " + missing.map(\.spoken).joined(separator: ", ")
+            return .failed(BlueZError(.deviceNotFound, "\(what) found in \(searched)"), device: nil)
+        }
+        for request in missing {
+            reportStrapFailure(
+                BlueZError(.deviceNotFound, "no \(request.spoken) found in \(searched): watching the others"),
+                device: nil)
+        }
+        return await supervise(assignments)
+    }
+
+    /// The requests by adapter, in the order first given: `--adapter` (or the first powered one)
+    /// for those without their own. `--all` is one group on that adapter.
+    private func groupedByAdapter() -> [(adapter: String?, requests: [StrapRequest])] {
+        if options.all { return [(options.bluetooth.adapter, [])] }
+        var groups: [(adapter: String?, requests: [StrapRequest])] = []
+        for request in options.straps {
+            let adapter = request.adapter ?? options.bluetooth.adapter
+            if let index = groups.firstIndex(where: { $0.adapter == adapter }) {
+                groups[index].requests.append(request)
+            } else {
+                groups.append((adapter, [request]))
+            }
+        }
+        return groups
+    }
+
+    /// Runs every strap's supervisor until the session stops or all have ended. A failure that
+    /// concerns every strap (access denied, Bluetooth unavailable at the start) ends them all; one
+    /// that concerns one strap is reported and the others go on. The last strap's failure, when
+    /// none is left, is the session's.
+    private func supervise(_ assignments: [Assignment]) async -> Ending {
+        let client = assignments[0].finder.client
+        return await withTaskGroup(
+            of: (device: String, result: Result<ConnectionSupervisor.Outcome, BlueZError>).self
+        ) {
+            group -> Ending in
+            for assignment in assignments {
+                let sharing = assignments.filter { $0.gate === assignment.gate }.count > 1
+                let supervisor = ConnectionSupervisor(
+                    client: client, finder: assignment.finder, target: assignment.target, pipeline: pipeline,
+                    reconnect: options.reconnect, gate: assignment.gate,
+                    connectTimeout: sharing ? .seconds(8) : .seconds(20))
+                group.addTask {
+                    do throws(BlueZError) {
+                        return (supervisor.address, .success(try await supervisor.run()))
+                    } catch {
+                        return (supervisor.address, .failure(error))
+                    }
+                }
+            }
+            var remaining = assignments.count
+            var fatal: (error: BlueZError, device: String)? = nil
+            var last: (error: BlueZError, device: String)? = nil
+            var dropped = false
+            for await (device, result) in group {
+                remaining -= 1
+                switch result {
+                case .success(.stopped):
+                    continue
+                case .success(.dropped):
+                    dropped = true
+                case .failure(let error) where error.code == .cancelled:
+                    continue
+                case .failure(let error) where Self.concernsEveryStrap(error):
+                    if fatal == nil { fatal = (error, device) }
+                    group.cancelAll()
+                case .failure(let error):
+                    if remaining > 0 {
+                        reportStrapFailure(
+                            BlueZError(error.code, "\(error.message): watching the others"), device: device)
+                    } else {
+                        last = (error, device)
+                    }
+                }
+            }
+            if let fatal { return .failed(fatal.error, device: fatal.device) }
+            if stop.reason != nil { return .stopped(device: nil) }
+            if let last { return .failed(last.error, device: last.device) }
+            return dropped ? .dropped : .stopped(device: nil)
+        }
+    }
+
+    /// Failures that would end every strap's supervisor alike.
+    private static func concernsEveryStrap(_ error: BlueZError) -> Bool {
+        [.accessDenied, .adapterPoweredOff, .bluetoothdNotRunning, .noAdapter].contains(error.code)
+    }
+
+    /// A strap given up while others go on: an `error` event for it (stderr, and a line in JSON).
+    private func reportStrapFailure(_ error: BlueZError, device: String?) {
+        pipeline.send(
+            MonitorEvent(
+                device: device, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)))
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+
+@testable import HRMCLI
+
+/// `hrm watch DEVICE DEVICE...` and `--all`, the built binary under hrm-sim.
+@Suite struct WatchSeveralStrapsTests {
+    static func events(_ output: String) -> [[String: Any]] { WatchBinaryTests.lines(output) }
+
+    static func measurements(_ output: String, of device: String) -> [[String: Any]] {
+        events(output).filter { $0["type"] as? String == "measurement" && $0["device"] as? String == device }
+    }
+
+    @Test func twoStrapsByAddressAndByName() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "two-straps", ["watch", "--json", "--count", "6", "C0:FF:EE:00:00:01", "tickr"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let garmin = Self.measurements(result.stdout, of: "C0:FF:EE:00:00:01")
+        let wahoo = Self.measurements(result.stdout, of: "C0:FF:EE:00:00:02")
+        #expect(garmin.count + wahoo.count == 6, "--count counts every strap's measurements")
+        #expect(garmin.count >= 2 && wahoo.count >= 2, "\(garmin.count) and \(wahoo.count)")
+        // The Wahoo sends UINT16 values near 88 bpm, the Garmin UINT8 near 134.
+        #expect(wahoo.allSatisfy { $0["format"] as? String == "uint16" })
+        #expect(garmin.allSatisfy { ($0["bpm"] as? Int ?? 0) > 110 })
+        let events = Self.events(result.stdout)
+        let infos = events.filter { $0["type"] as? String == "info" }.compactMap { $0["name"] as? String }
+        #expect(Set(infos) == ["HRM-Pro:123456", "TICKR 1A2B"])
+        let summaries = events.filter { $0["type"] as? String == "summary" }.compactMap {
+            $0["device"] as? String
+        }
+        #expect(summaries == ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:02"])
+        #expect(events.last?["state"] as? String == "stopped")
+        #expect(events.filter { $0["state"] as? String == "stopped" }.count == 1)
+    }
+
+    /// `--all`: the two heart-rate monitors, not the bike computer beside them.
+    @Test func allWatchesEveryMonitorFound() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "two-straps", ["watch", "--json", "--all", "--count", "4"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let devices = Set(
+            Self.events(result.stdout).filter { $0["type"] as? String == "info" }.compactMap {
+                $0["device"] as? String
+            })
+        #expect(devices == ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:02"])
+    }
+
+    /// A strap that is not around is reported, and the others are watched.
+    @Test func aMissingStrapIsReportedAndTheOthersWatched() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "two-straps", ["watch", "--json", "--count", "2", "--scan-timeout", "1", "hrm-pro", "polar"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let errors = Self.events(result.stdout).filter { $0["type"] as? String == "error" }
+        #expect(errors.first?["code"] as? String == "device_not_found")
+        #expect((errors.first?["message"] as? String)?.contains("'polar'") == true)
+        #expect(result.stderr.contains("no 'polar' found in 1.0 s: watching the others"), "\(result.stderr)")
+        #expect(Self.measurements(result.stdout, of: "C0:FF:EE:00:00:01").count == 2)
+    }
+
+    @Test func noneFoundIsExit1() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "two-straps", ["watch", "--scan-timeout", "1", "polar", "suunto"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("none of 'polar', 'suunto' found in 1.0 s"), "\(result.stderr)")
+    }
+
+    /// `ADAPTER/DEVICE`: the adapter named per strap; one that does not exist is an error before
+    /// anything connects.
+    @Test func anAdapterPerStrap() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "two-straps", ["watch", "--json", "--count", "4", "hci0/C0:FF:EE:00:00:01", "hci0/tickr"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.measurements(result.stdout, of: "C0:FF:EE:00:00:02").count >= 1)
+        let missing = try await HRMProcess.runUnderSim("two-straps", ["watch", "hci0/hrm-pro", "hci7/tickr"])
+        #expect(missing.status == 69, "\(missing.stderr)")
+        #expect(missing.stderr.contains("hci7"), "\(missing.stderr)")
+    }
+
+    /// Into a pipe, each line names its strap.
+    @Test func textLinesNameTheirStrap() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "two-straps", ["watch", "--count", "4", "hrm-pro", "tickr"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let measurementLines = result.stdoutLines.filter { $0.contains(" bpm  contact") }
+        #expect(measurementLines.count == 4)
+        for line in measurementLines {
+            #expect(line.contains("C0:FF:EE:00:00:01") || line.contains("C0:FF:EE:00:00:02"), "\(line)")
+        }
+    }
+
+    @Test(arguments: [
+        (["--all", "tickr"], "give it without DEVICE"),
+        (["tickr", "tickr"], "'tickr' is given twice"),
+        (["hci0/"], "DEVICE must not be empty"),
+    ])
+    func badCombinations(arguments: [String], message: String) async throws {
+        let result = try await HRMProcess.run(["watch"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func strapRequests() {
+        #expect(
+            StrapRequest(parsing: "hci1/C0:FF:EE:00:00:01")
+                == StrapRequest(wanted: "C0:FF:EE:00:00:01", adapter: "hci1"))
+        #expect(
+            StrapRequest(parsing: "00:AA:01:00:00:00/polar")
+                == StrapRequest(wanted: "polar", adapter: "00:AA:01:00:00:00"))
+        #expect(StrapRequest(parsing: "polar") == StrapRequest(wanted: "polar"))
+        // Not an adapter before the slash: part of the name.
+        #expect(StrapRequest(parsing: "AC/DC strap") == StrapRequest(wanted: "AC/DC strap"))
+        #expect(StrapRequest(parsing: "hcix/a") == StrapRequest(wanted: "hcix/a"))
+    }
+}
+
+/// The straps on one adapter take turns to connect.
+@Suite struct ConnectGateTests {
+    actor Log {
+        var entries: [String] = []
+        func add(_ entry: String) { entries.append(entry) }
+    }
+
+    @Test func oneAtATimeInArrivalOrder() async throws {
+        let gate = ConnectGate()
+        let log = Log()
+        let first = Task {
+            _ = await gate.withTurn { () async -> Void in
+                await log.add("1 in")
+                try? await Task.sleep(for: .milliseconds(200))
+                await log.add("1 out")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let second = Task {
+            _ = await gate.withTurn { () async -> Void in await log.add("2 in") }
+        }
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(gate.waiting == 1)
+        let third = Task {
+            _ = await gate.withTurn { () async -> Void in await log.add("3 in") }
+        }
+        _ = await (first.value, second.value, third.value)
+        #expect(await log.entries == ["1 in", "1 out", "2 in", "3 in"])
+        #expect(gate.waiting == 0)
+    }
+
+    /// A strap stopped while it waits gives up its place without running, and the turn passes on.
+    @Test func cancelledWhileWaiting() async throws {
+        let gate = ConnectGate()
+        let log = Log()
+        let first = Task {
+            _ = await gate.withTurn { () async -> Void in
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let waiting = Task { await gate.withTurn { () async -> Int in 1 } }
+        let after = Task {
+            try? await Task.sleep(for: .milliseconds(30))
+            return await gate.withTurn { () async -> Int in
+                await log.add("after")
+                return 2
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        _ = await first.value
+        #expect(await after.value == 2)
+        #expect(await log.entries == ["after"])
+    }
+}
+
+/// The live table: a row per strap, redrawn in place, never wider than the terminal.
+@Suite struct LiveTableTests {
+    static func measurement(_ device: String, bpm: UInt8) -> MonitorEvent {
+        MonitorEvent.decoding([0x16, bpm, 0x00, 0x04], device: device)
+    }
+
+    @Test func aRowPerStrapRedrawnInPlace() {
+        var table = LiveTableRenderer(colour: false, width: { 100 })
+        _ = table.render(
+            MonitorEvent(
+                device: "C0:FF:EE:00:00:01",
+                kind: .info(name: "Polar H10", location: nil, battery: 80, manufacturer: nil, model: nil)))
+        _ = table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 120))
+        let second = table.render(Self.measurement("C0:FF:EE:00:00:02", bpm: 90)) ?? ""
+        #expect(table.rows.map(\.device) == ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:02"])
+        #expect(second.contains("Polar H10") && second.contains("♥ 120") && second.contains("♥ 90"))
+        // The first strap's row again: up one row, rewritten, down again; nothing else.
+        let update = table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 121)) ?? ""
+        #expect(update.hasPrefix("\u{1B}[1A\r\u{1B}[2K"))
+        #expect(update.hasSuffix("\u{1B}[1B"))
+        #expect(update.contains("♥ 121") && !update.contains("♥ 90"))
+        #expect(table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 121)) == nil, "nothing changed")
+    }
+
+    @Test func rowsNeverWiderThanTheTerminal() {
+        let table = LiveTableRenderer(colour: false, width: { 40 })
+        var row = LiveTableRenderer.Row(device: "C0:FF:EE:00:00:01")
+        row.name = "A strap with a very long name indeed"
+        row.bpm = 150
+        row.battery = 50
+        row.rr = [400, 401, 402]
+        for width in [20, 40, 60, 200] {
+            let text = table.text(of: row, width: width)
+            #expect(text.count <= width - 1, "\(text.count) for \(width)")
+        }
+        #expect(table.text(of: row, width: 200).contains("RR 400 401 402 ms"))
+    }
+
+    /// Lines scroll above the table, which is drawn again below them.
+    @Test func linesScrollAboveTheTable() {
+        var table = LiveTableRenderer(colour: false, width: { 100 })
+        _ = table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 120))
+        _ = table.render(Self.measurement("C0:FF:EE:00:00:02", bpm: 90))
+        let text = table.render(MonitorEvent(device: nil, kind: .status(.scanning, detail: nil))) ?? ""
+        #expect(text.hasPrefix("\u{1B}[1A\r\u{1B}[J-- scanning\n"))
+        #expect(text.contains("♥ 120") && text.contains("♥ 90"))
+        #expect(table.finish() == "\n")
+    }
+}
