@@ -19,6 +19,13 @@ enum BlueZError {
     }
     static let notReady = DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")
     static let inProgress = DBusError(name: "org.bluez.Error.InProgress", message: "In Progress")
+    /// A second Connect() of a device whose first is pending, in 5.66: device_connect_le finds
+    /// its ATT connect under way (-EALREADY), dev_connect answers btd_error_failed(strerror).
+    /// (BlueZ 5.82 and later answer InProgress, "In Progress": commit 1c2ec2990.)
+    static let connectAlreadyPending = DBusError(
+        name: "org.bluez.Error.Failed", message: "Operation already in progress")
+    /// A pending Connect() that a Disconnect() cancelled (ERR_BREDR_CONN_CANCELED, for LE too).
+    static let connectCanceled = DBusError(name: "org.bluez.Error.Failed", message: "br-connection-canceled")
     static let alreadyInProgress = DBusError(
         name: "org.bluez.Error.InProgress", message: "Operation already in progress")
     static let notPermittedRead = DBusError(

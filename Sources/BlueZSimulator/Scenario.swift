@@ -39,6 +39,14 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var address: String = "00:AA:01:00:00:00"
         public var alias: String? = nil
         public var powered: Bool = true
+        /// The most LE links the controller holds at once (real ones: 3 to 10); nil: no limit.
+        /// A Connect() that would need one more fails as bluetoothd 5.66 fails it when the
+        /// controller refuses the link: `org.bluez.Error.Failed`, `le-connection-abort-by-local`.
+        public var maxConnections: Int? = nil
+        /// What a Connect() meets while another device's Connect() is pending on this adapter:
+        /// `allow` (both go ahead, as bluetoothd 5.66 on kernel 6.1 does) or `refuse` (it fails
+        /// at once with `org.bluez.Error.InProgress`, "In Progress").
+        public var concurrentConnects: String = "allow"
 
         public init() {}
     }
@@ -78,6 +86,9 @@ public struct Scenario: Codable, Sendable, Equatable {
         public var drops: [Drop] = []
         /// Errors the next Connect() calls fail with, one per call, in order.
         public var connectFailures: [DBusFailure] = []
+        /// How long a Connect() takes once the strap is reachable, in seconds; nil: the
+        /// simulator's usual 0.03 s. Meanwhile the Connect is pending (see `concurrentConnects`).
+        public var connectDelay: Double? = nil
         /// GATT calls that fail or never answer: by member (`ReadValue`, `WriteValue`,
         /// `StartNotify`, `StopNotify`, `AcquireNotify`), the next calls of that member on any
         /// characteristic of the device, one failure per call, in order. A `stall` is a call never
@@ -144,13 +155,16 @@ public struct Scenario: Codable, Sendable, Equatable {
     /// A link drop: for `for` seconds the strap cannot be reached. It starts at `at` seconds
     /// into the run, or right after the strap's `afterNotifications`-th notification (counted
     /// over the run, by either method): one of the two. A drop tied to the stream comes at the
-    /// same point of it however long the client took to connect.
+    /// same point of it however long the client took to connect. With `every`, it comes again
+    /// and again, that many seconds after the start of the one before, for the rest of the run.
     public struct Drop: Codable, Sendable, Equatable {
         public var at: Double?
         public var afterNotifications: Int?
         /// With `afterNotifications`: the drop comes this many seconds after that notification.
         public var delay: Double?
         public var `for`: Double
+        /// Seconds from the start of one drop to the start of the next (above `for`); nil: once.
+        public var every: Double? = nil
 
         public init(at: Double, for duration: Double) {
             self.at = at
@@ -194,6 +208,11 @@ public struct Scenario: Codable, Sendable, Equatable {
         case seqpacket, stream, pipe, file, devnull
     }
 
+    /// What an adapter's `concurrentConnects` names.
+    public enum ConcurrentConnects: String, Sendable, CaseIterable {
+        case allow, refuse
+    }
+
     /// What `valueType` names: the D-Bus signature of a notification's `Value`.
     public enum NotificationValueType: String, Sendable, CaseIterable {
         case bytes = "ay"
@@ -225,7 +244,9 @@ extension Scenario {
 }
 
 extension Scenario.Adapter {
-    private enum CodingKeys: String, CodingKey { case name, address, alias, powered }
+    private enum CodingKeys: String, CodingKey {
+        case name, address, alias, powered, maxConnections, concurrentConnects
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -233,6 +254,8 @@ extension Scenario.Adapter {
         address = try c.decodeIfPresent(String.self, forKey: .address) ?? "00:AA:01:00:00:00"
         alias = try c.decodeIfPresent(String.self, forKey: .alias)
         powered = try c.decodeIfPresent(Bool.self, forKey: .powered) ?? true
+        maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections)
+        concurrentConnects = try c.decodeIfPresent(String.self, forKey: .concurrentConnects) ?? "allow"
     }
 }
 
@@ -240,7 +263,7 @@ extension Scenario.Device {
     private enum CodingKeys: String, CodingKey {
         case address, addressType, adapter, name, rssi, txPower, uuids, manufacturerData, appearance
         case appearAt, vanishAt, known, location, battery, deviceInformation, heartRate, mtu, drops
-        case connectFailures, acquireNotify, callFailures, acquireFd, valueType
+        case connectFailures, connectDelay, acquireNotify, callFailures, acquireFd, valueType
     }
 
     public init(from decoder: any Decoder) throws {
@@ -267,6 +290,7 @@ extension Scenario.Device {
         d.acquireNotify = try c.decodeIfPresent(Bool.self, forKey: .acquireNotify) ?? d.acquireNotify
         d.drops = try c.decodeIfPresent([Scenario.Drop].self, forKey: .drops) ?? []
         d.connectFailures = try c.decodeIfPresent([Scenario.DBusFailure].self, forKey: .connectFailures) ?? []
+        d.connectDelay = try c.decodeIfPresent(Double.self, forKey: .connectDelay)
         d.callFailures =
             try c.decodeIfPresent([String: [Scenario.DBusFailure]].self, forKey: .callFailures) ?? [:]
         d.acquireFd = try c.decodeIfPresent(String.self, forKey: .acquireFd) ?? d.acquireFd

@@ -29,6 +29,13 @@ extension Scenario {
             check(
                 SimulatedAddress(adapter.address) != nil,
                 "\(path).address: '\(adapter.address)' is not AA:BB:CC:DD:EE:FF")
+            if let cap = adapter.maxConnections {
+                check(cap >= 1, "\(path).maxConnections: needs to be 1 or more (leave it out for no limit)")
+            }
+            check(
+                ConcurrentConnects(rawValue: adapter.concurrentConnects) != nil,
+                "\(path).concurrentConnects: '\(adapter.concurrentConnects)' is not "
+                    + ConcurrentConnects.allCases.map(\.rawValue).joined(separator: ", "))
         }
 
         var addresses = Set<String>()
@@ -79,6 +86,11 @@ extension Scenario {
                     check(count >= 1, "\(path).drops[\(j)].afterNotifications: needs to be 1 or more")
                 default: check(false, "\(path).drops[\(j)]: needs one of at and afterNotifications")
                 }
+                if let every = drop.every {
+                    check(
+                        every > drop.for && every <= Self.longestWait,
+                        "\(path).drops[\(j)].every: above 'for' and at most \(Int(Self.longestWait)) seconds")
+                }
                 if let delay = drop.delay {
                     check(
                         drop.afterNotifications != nil,
@@ -89,6 +101,11 @@ extension Scenario {
                 }
             }
             problems += Self.problems(device.connectFailures, at: "\(path).connectFailures")
+            if let delay = device.connectDelay {
+                check(
+                    delay >= 0 && delay <= Self.longestWait,
+                    "\(path).connectDelay: 0 to \(Int(Self.longestWait)) seconds")
+            }
             for (member, failures) in device.callFailures.sorted(by: { $0.key < $1.key }) {
                 check(
                     GATTCall(rawValue: member) != nil,

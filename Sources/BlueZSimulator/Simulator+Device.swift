@@ -74,15 +74,42 @@ extension Simulator {
         guard time >= device.spec.appearAt else { return false }
         if let vanish = device.spec.vanishAt, time >= vanish { return false }
         return !(device.spec.drops + device.extraDrops).contains { drop in
-            drop.at.map { time >= $0 && time < $0 + drop.for } ?? false
+            guard let at = drop.at, time >= at else { return false }
+            // A drop with `every` comes back every that many seconds after its start.
+            let since = drop.every.map { (time - at).truncatingRemainder(dividingBy: $0) } ?? (time - at)
+            return since < drop.for
         }
     }
 
+    /// Device1.Connect(). While it waits (a discovery running, the strap away, `connectDelay`)
+    /// it is pending: a second Connect() of the same device fails, a Disconnect() ends it, and
+    /// under `concurrentConnects: refuse` another device's Connect() on the adapter fails.
     func connect(_ call: MethodCall) async throws -> [Value] {
         let path = call.path
         guard let device = devices[path], device.exported else { throw BlueZError.doesNotExist }
-        guard adapters[device.adapter]?.powered == true else { throw BlueZError.notReady }
+        guard let adapter = adapters[device.adapter], adapter.powered else { throw BlueZError.notReady }
         if device.connected || device.stalled { return [] }
+        if device.pendingConnect != nil {
+            log.record("connect-refused", ["path": path.rawValue, "reason": "pending"])
+            throw BlueZError.connectAlreadyPending
+        }
+        if Scenario.ConcurrentConnects(rawValue: adapter.spec.concurrentConnects) == .refuse,
+            let other = devices.first(where: {
+                $0.key != path && $0.value.adapter == device.adapter && $0.value.pendingConnect != nil
+            })
+        {
+            log.record(
+                "connect-refused",
+                ["path": path.rawValue, "reason": "concurrent", "pending": other.key.rawValue])
+            throw BlueZError.inProgress
+        }
+        nextConnect += 1
+        let token = nextConnect
+        devices[path]?.pendingConnect = token
+        defer {
+            if devices[path]?.pendingConnect == token { devices[path]?.pendingConnect = nil }
+        }
+        let connectTime = device.spec.connectDelay ?? timing.connectReply
         if let failure = device.failuresLeft.first {
             devices[path]?.failuresLeft.removeFirst()
             if failure.stall {
@@ -90,7 +117,7 @@ extension Simulator {
                 log.record("connect-stalled", ["path": path.rawValue])
                 return []
             }
-            try await Task.sleep(for: .seconds(timing.connectReply))
+            try await pendingWait(connectTime, path, token)
             // The name comes from the scenario (validation checks it); never trap on it.
             guard let name = try? ErrorName(failure.error) else {
                 throw BlueZError.failed("\(failure.message) (the scenario's error name is not valid)")
@@ -102,16 +129,28 @@ extension Simulator {
         let started = now
         while adapters[device.adapter]?.discovering == true && now - started < timing.connectWhileDiscovering
         {
-            try await Task.sleep(for: .seconds(timing.tick))
+            try await pendingWait(timing.tick, path, token)
         }
         while !reachable(device, at: now) {
             guard now - started < timing.connectTimeout else {
                 throw BlueZError.failed("le-connection-abort-by-local")
             }
-            try await Task.sleep(for: .seconds(timing.tick))
+            try await pendingWait(timing.tick, path, token)
         }
-        try await Task.sleep(for: .seconds(timing.connectReply))
+        try await pendingWait(connectTime, path, token)
         guard devices[path]?.connected == false else { return [] }
+        if let cap = adapter.spec.maxConnections {
+            let links = devices.values.filter { $0.adapter == device.adapter && $0.connected }.count
+            if links >= cap {
+                // The controller has no room for another LE link. It refuses (HCI 0x09 Connection
+                // Limit Exceeded or 0x0D Limited Resources), the kernel fails the ATT socket's
+                // connect (bt_to_errno: EMLINK or ECONNREFUSED), and bluetoothd 5.66's
+                // att_connect_cb (src/device.c) turns every such error into -ECONNABORTED:
+                // btd_error_le_conn_from_errno (src/error.c) makes that "le-connection-abort-by-local".
+                log.record("connect-refused", ["path": path.rawValue, "reason": "link-cap", "links": links])
+                throw BlueZError.failed("le-connection-abort-by-local")
+            }
+        }
         devices[path]?.connected = true
         log.record("state", ["path": path.rawValue, "connected": true])
         // Connected goes out before the reply, as bluetoothctl shows ("Connected: yes", then
@@ -121,6 +160,17 @@ extension Simulator {
             Task { await self.connected(path) }
         }
         return []
+    }
+
+    /// Waits `seconds` (in ticks) while the Connect `token` is pending. Throws what bluetoothd
+    /// answers a pending Connect that a Disconnect() cancelled (device_request_disconnect in
+    /// 5.66's src/device.c: Failed, `br-connection-canceled`, for LE too), or that a restart ended.
+    func pendingWait(_ seconds: Double, _ path: ObjectPath, _ token: Int) async throws {
+        let end = now + seconds
+        repeat {
+            try await Task.sleep(for: .seconds(max(0, min(timing.tick, end - now))))
+            guard devices[path]?.pendingConnect == token else { throw BlueZError.connectCanceled }
+        } while now < end
     }
 
     func connected(_ path: ObjectPath) async {
@@ -163,6 +213,10 @@ extension Simulator {
         if devices[path]?.stalled == true {
             devices[path]?.stalled = false
             log.record("stall-cleared", ["path": path.rawValue])
+        }
+        if devices[path]?.pendingConnect != nil {
+            devices[path]?.pendingConnect = nil
+            log.record("connect-cancelled", ["path": path.rawValue])
         }
         guard devices[path]?.connected == true else { return [] }
         await disconnect(path, reason: "local", call: call)

@@ -138,7 +138,9 @@ extension Simulator {
         for drop in device.spec.drops where drop.afterNotifications == count {
             // A drop with a delay starts on the timeline's tick (or before the next frame).
             let delay = drop.delay ?? 0
-            devices[path]?.extraDrops.append(Scenario.Drop(at: now + delay, for: drop.for))
+            var started = Scenario.Drop(at: now + delay, for: drop.for)
+            started.every = drop.every
+            devices[path]?.extraDrops.append(started)
             if delay <= 0 { linkLost(path, reason: "link") }
         }
         runEvents(until: now)

@@ -37,6 +37,13 @@ extension Simulator {
         advance()
     }
 
+    /// Whether the strap's Connect() is pending (waiting for the link), so that a test can make a
+    /// second call meet it.
+    public func connectPending(address: String) -> Bool {
+        guard let parsed = SimulatedAddress(address) else { return false }
+        return devices.values.contains { $0.address == parsed && $0.pendingConnect != nil }
+    }
+
     /// What the scenario's `adapter-power` event does, when a test is ready for it.
     public func setAdapterPower(_ name: String, on: Bool) async {
         try? await power(name, on)

@@ -61,6 +61,8 @@ public actor Simulator {
         var callFailuresLeft: [String: [Scenario.DBusFailure]]
         /// A `stall` happened: Connect answers without connecting until a Disconnect.
         var stalled = false
+        /// The pending Connect() (its number), if one is waiting for the link.
+        var pendingConnect: Int? = nil
         var lastSeen = 0.0
         var nextReport = 0.0
         /// Notifications sent to a client (by socket or signal), for drops tied to the stream.
@@ -95,6 +97,8 @@ public actor Simulator {
     /// GATT calls left unanswered (`stall`), by number: who called, and what ends the wait.
     var stalls: [Int: (sender: String, end: CheckedContinuation<Void, Never>)] = [:]
     var nextStall = 0
+    /// Numbers pending Connect() calls, so that a cancelled one knows it was.
+    var nextConnect = 0
 
     public init(scenario: Scenario, busAddress: String, log: SimulatorLog, timing: Timing = Timing()) {
         self.scenario = scenario
@@ -252,6 +256,7 @@ public actor Simulator {
             devices[path]?.gattExported = false
             devices[path]?.exported = false
             devices[path]?.notifySessions = [:]
+            devices[path]?.pendingConnect = nil
         }
         for name in adapterOrder { adapters[name]?.discoveryClients = [:] }
         endStalls()

@@ -60,6 +60,36 @@ import Testing
         #expect(again == scenario)
     }
 
+    /// The multi-strap knobs: an adapter's link cap and concurrent-connect rule, a strap's
+    /// connect delay, a drop that repeats; their defaults leave a scenario as it was.
+    @Test func multiStrapFields() throws {
+        let json = #"""
+            {"adapters":[{"name":"hci0","maxConnections":2,"concurrentConnects":"refuse"}],
+             "devices":[{"address":"AA:BB:CC:DD:EE:FF","connectDelay":0.3,
+                         "drops":[{"at":4,"for":1,"every":4},{"afterNotifications":3,"for":1,"every":5}]}]}
+            """#
+        let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        try scenario.validate()
+        let adapter = try #require(scenario.adapters.first)
+        #expect(adapter.maxConnections == 2)
+        #expect(adapter.concurrentConnects == "refuse")
+        let device = try #require(scenario.devices.first)
+        #expect(device.connectDelay == 0.3)
+        #expect(device.drops.map(\.every) == [4, 5])
+        let again = try JSONDecoder().decode(Scenario.self, from: JSONEncoder().encode(scenario))
+        #expect(again == scenario)
+
+        let defaults = try JSONDecoder().decode(
+            Scenario.self,
+            from: Data(#"{"adapters":[{"name":"hci0"}],"devices":[{"address":"AA:BB:CC:DD:EE:FF"}]}"#.utf8))
+        #expect(defaults.adapters.first?.maxConnections == nil)
+        #expect(defaults.adapters.first?.concurrentConnects == "allow")
+        #expect(defaults.devices.first?.connectDelay == nil)
+        // A drop without `every` encodes as before (recordings' scenarios print unchanged).
+        let once = try JSONSerialization.jsonObject(with: JSONEncoder().encode(Scenario.Drop(at: 1, for: 2)))
+        #expect((once as? [String: Any])?.keys.sorted() == ["at", "for"])
+    }
+
     @Test func missingAddressIsAnError() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Scenario.self, from: Data(#"{"devices":[{"name":"x"}]}"#.utf8))
@@ -83,14 +113,15 @@ import Testing
 
     @Test func everyProblemIsReportedWithItsPath() throws {
         let json = #"""
-            {"adapters":[{"name":"hci0"},{"name":"hci0","address":"nope"}],
+            {"adapters":[{"name":"hci0","maxConnections":0,"concurrentConnects":"queue"},{"name":"hci0","address":"nope"}],
              "devices":[{"address":"AA:BB:CC:DD:EE:FG","adapter":"hci9","uuids":["18x"],"mtu":5,
                          "heartRate":{"mode":"frames","frames":["0e4"],"format":"uint32","contact":"maybe"},
                          "drops":[{"at":1,"afterNotifications":3,"for":2},{"for":2},{"afterNotifications":0,"for":0}],
                          "connectFailures":[{"stall":true,"error":"org.bluez.Error.Failed"},{"error":"nope"}],
                          "callFailures":{"Frobnicate":[{"stall":true}],"ReadValue":[{"error":"nope"}],
                                          "AcquireNotify":[{"stall":true,"error":"org.bluez.Error.Failed"}]},
-                         "acquireFd":"socket","valueType":"q"}],
+                         "acquireFd":"socket","valueType":"q","connectDelay":-1},
+                        {"address":"AA:BB:CC:DD:EE:01","drops":[{"at":1,"for":2,"every":2}]}],
              "events":[{"at":1,"type":"bluetoothd-restart","downFor":-1},
                        {"at":2,"type":"battery","device":"x","percent":500},
                        {"at":0.5,"type":"bluetoothd-restart"},{"afterNotifications":0,"type":"bluetoothd-restart"},
@@ -124,6 +155,10 @@ import Testing
                 "devices[0].callFailures.AcquireNotify[0]: a stall has no error",
                 "devices[0].acquireFd: 'socket' is not seqpacket, stream, pipe, file, devnull",
                 "devices[0].valueType: 'q' is not ay, s, ai",
+                "adapters[0].maxConnections: needs to be 1 or more",
+                "adapters[0].concurrentConnects: 'queue' is not allow, refuse",
+                "devices[0].connectDelay: 0 to 86400 seconds",
+                "devices[1].drops[0].every: above 'for'",
             ] {
                 #expect(text.contains(expected), "\(expected) in \(text)")
             }
@@ -151,6 +186,7 @@ import Testing
         for expected in [
             "basic", "two-straps", "uint16-energy", "drops", "drops-nocache", "malformed", "adapter-off",
             "no-adapter", "no-bluetoothd", "access-denied", "connect-abort", "power-cycle", "lab",
+            "three-straps", "link-cap", "busy-connects", "crowd",
         ] {
             #expect(names.contains(expected), "\(expected) in \(names)")
         }
@@ -159,6 +195,22 @@ import Testing
         }
         #expect(try ScenarioCatalog.load("drops-nocache").gattCache == .no)
         #expect(try ScenarioCatalog.load("access-denied").busPolicy == "deny-bluez")
+        #expect(try ScenarioCatalog.load("link-cap").adapters.map(\.maxConnections) == [2])
+        let busy = try ScenarioCatalog.load("busy-connects")
+        #expect(busy.adapters.map(\.concurrentConnects) == ["refuse"])
+        #expect(busy.devices.allSatisfy { $0.connectDelay == 0.3 })
+        let three = try ScenarioCatalog.load("three-straps")
+        #expect(Set(three.devices.map(\.address)).count == 3)
+        #expect(Set(three.devices.map(\.heartRate.bpm)).count == 3, "distinct rates")
+        #expect(three.devices.flatMap(\.drops).map(\.every) == [4])
+        // Every other shipped scenario keeps the defaults: one connect at a time is not refused,
+        // no link cap, no connect delay.
+        for name in names where !["link-cap", "busy-connects"].contains(name) {
+            let scenario = try ScenarioCatalog.load(name)
+            #expect(
+                scenario.adapters.allSatisfy { $0.maxConnections == nil && $0.concurrentConnects == "allow" })
+            #expect(scenario.devices.allSatisfy { $0.connectDelay == nil }, "\(name)")
+        }
     }
 
     @Test func unknownNameListsTheShippedOnes() {
