@@ -78,6 +78,14 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
+
+        // libmosquitto through pkg-config, two C shims (eventfd, thread name), and the MQTT client
+        // on top that hides both: hrm publishes measurements to a broker and subscribes for `team`.
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "CMosquittoShims"),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CMosquittoShims"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Spawn"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,61 @@
+/// MQTT's two delivery guarantees that hrm uses (QoS 2 buys nothing for measurements that carry
+/// their own time and sequence).
+public enum MQTTQoS: Int32, Sendable {
+    case atMostOnce = 0
+    case atLeastOnce = 1
+}
+
+/// A message to publish, or one received on a subscription.
+public struct MQTTMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: MQTTQoS
+    public var retain: Bool
+
+    public init(topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+    }
+
+    /// The payload as UTF-8.
+    public init(topic: String, text: String, qos: MQTTQoS = .atLeastOnce, retain: Bool = false) {
+        self.init(topic: topic, payload: Array(text.utf8), qos: qos, retain: retain)
+    }
+}
+
+public struct MQTTOptions: Sendable {
+    /// The MQTT client identifier; empty lets the broker choose one.
+    public var clientID: String
+    /// Published by the broker when the link drops without DISCONNECT (a crash, kill -9, a lost
+    /// network): set a retained "offline" status here.
+    public var will: MQTTMessage? = nil
+    /// mqtts: this CA file (PEM); nil = the system CA store (/etc/ssl/certs).
+    public var caFile: String? = nil
+    /// Between 5 s and 65535 s (libmosquitto's limits; values outside are clamped).
+    public var keepAlive: Duration = .seconds(30)
+    /// For each attempt: the TCP connection, TLS handshake and the broker's CONNACK.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Messages held while the broker is away; past it the oldest are dropped.
+    public var outboxCapacity: Int = 10_000
+    /// Backoff between reconnection attempts: starts at the lower bound, doubles after each
+    /// failed attempt, up to the upper bound.
+    public var reconnectDelay: ClosedRange<Duration> = .milliseconds(500) ... .seconds(10)
+
+    public init(clientID: String) {
+        self.clientID = clientID
+    }
+}
+
+public enum MQTTEvent: Sendable, Equatable {
+    /// Every (re)connection accepted by the broker.
+    case connected
+    /// The link to the broker was lost (not after close()).
+    case disconnected(reason: String)
+    /// The outbox was full: this many oldest messages were discarded (drops are added up and
+    /// reported at most four times a second).
+    case dropped(count: Int)
+    /// A message on a subscription.
+    case message(MQTTMessage)
+}
