@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn",
+                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -220,3 +220,80 @@ import Testing
         #expect(table.finish() == "\n")
     }
 }
+
+/// Several straps against hrm-sim's multi-strap scenarios: a strap that drops while the others
+/// stream, an adapter with room for two links, an adapter that refuses concurrent connects.
+@Suite struct WatchSeveralStrapsScenarioTests {
+    static func times(_ events: [[String: Any]]) -> [Date] {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return events.compactMap { $0["time"] as? String }.compactMap { format.date(from: $0) }
+    }
+
+    /// The Wahoo drops for 1 s every 4 s; the Garmin and the Polar stream on: every notification
+    /// hrm-sim sent them is printed once, with no gap longer than their 1 s rhythm allows.
+    @Test func oneDropsWhileTheOthersStream() async throws {
+        let log = WatchBinaryTests.temporary("three-straps.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await HRMProcess.runUnderSim(
+            "three-straps", ["watch", "--json", "--all", "--duration", "11"], log: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = WatchSeveralStrapsTests.events(result.stdout)
+        let sent = try WatchScenarioTests.log(log).filter { $0["event"] as? String == "notify" }
+        for (address, path) in [("C0:FF:EE:00:03:01", "dev_C0_FF_EE_00_03_01"), ("C0:FF:EE:00:03:02", "dev_C0_FF_EE_00_03_02")] {
+            let printed = WatchSeveralStrapsTests.measurements(result.stdout, of: address)
+            let sentToIt = sent.filter { ($0["path"] as? String)?.contains(path) == true }
+            #expect(printed.count >= 7, "\(address): \(printed.count)")
+            // The last may have been on its way when the duration ended.
+            #expect(sentToIt.count - printed.count <= 1, "\(address): \(sentToIt.count) sent, \(printed.count) printed")
+            let times = Self.times(printed)
+            let gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
+            #expect((gaps.max() ?? 0) < 1.8, "\(address): gaps \(gaps)")
+            #expect(!events.contains { $0["device"] as? String == address && $0["state"] as? String == "disconnected" })
+        }
+        let wahoo = events.filter { $0["device"] as? String == "C0:FF:EE:00:03:03" }
+        #expect(wahoo.filter { $0["state"] as? String == "disconnected" }.count >= 2)
+        #expect(wahoo.filter { $0["state"] as? String == "reconnecting" }.count >= 2)
+        #expect(WatchSeveralStrapsTests.measurements(result.stdout, of: "C0:FF:EE:00:03:03").count >= 4)
+    }
+
+    /// Room for two links: two straps stream, the third is told why it waits and keeps trying.
+    @Test func anAdapterWithRoomForTwo() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "link-cap", ["watch", "--json", "--all", "--duration", "8"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = WatchSeveralStrapsTests.events(result.stdout)
+        let streaming = Set(
+            events.filter { $0["type"] as? String == "measurement" }.compactMap { $0["device"] as? String })
+        #expect(streaming.count == 2, "\(streaming)")
+        let waiting = try #require(
+            ["C0:FF:EE:00:04:01", "C0:FF:EE:00:04:02", "C0:FF:EE:00:04:03"].first { !streaming.contains($0) })
+        let refusals = events.filter { $0["device"] as? String == waiting && $0["state"] as? String == "disconnected" }
+        #expect(refusals.count >= 2, "it keeps trying: \(refusals.count)")
+        let detail = refusals.first?["detail"] as? String ?? ""
+        #expect(detail.contains("le-connection-abort-by-local"), "\(detail)")
+        #expect(detail.contains("holds 2 other straps' links and may have no room"), "\(detail)")
+        for device in streaming {
+            let times = Self.times(WatchSeveralStrapsTests.measurements(result.stdout, of: device))
+            let gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
+            #expect((gaps.max() ?? 9) < 1.8, "\(device) was held up: \(gaps)")
+        }
+    }
+
+    /// An adapter that refuses a Connect while another is pending: hrm's connects take turns, so
+    /// none is refused and all three stream.
+    @Test func connectsTakeTurns() async throws {
+        let log = WatchBinaryTests.temporary("busy-connects.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await HRMProcess.runUnderSim(
+            "busy-connects", ["watch", "--json", "--all", "--count", "9"], log: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        let streaming = Set(
+            WatchSeveralStrapsTests.events(result.stdout).filter { $0["type"] as? String == "measurement" }
+                .compactMap { $0["device"] as? String })
+        #expect(streaming.count == 3, "\(streaming)")
+        #expect(!result.stdout.contains("In Progress"))
+        let refused = try WatchScenarioTests.log(log).filter { $0["event"] as? String == "connect-refused" }
+        #expect(refused.isEmpty, "\(refused)")
+    }
+}

@@ -29,6 +29,8 @@ public struct WatchArguments: ParsableArguments, Sendable {
 
     @OptionGroup(title: "Alerts") public var alerts: AlertOptions
 
+    @OptionGroup(title: "MQTT") public var mqtt: MQTTArguments
+
     public init() {}
 
     public func validate() throws {
@@ -51,7 +53,7 @@ public struct WatchArguments: ParsableArguments, Sendable {
             format: output.chosen, limits: limits.runLimits,
             bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout, hrv: hrv.settings,
             zones: zones.chosen, alertAbove: alerts.alertAbove, alertBelow: alerts.alertBelow,
-            onAlert: alerts.onAlert, recording: recording)
+            onAlert: alerts.onAlert, recording: recording, mqtt: mqtt.settings)
     }
 }
 

@@ -49,6 +49,13 @@ struct JSONLine {
         appendArray(key, values) { $0.appendString($1) }
     }
 
+    /// A nested object.
+    mutating func add(_ key: String, object: JSONLine) {
+        appendKey(key)
+        bytes.append(contentsOf: object.bytes)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
     /// The finished object, without a newline.
     var line: String {
         var finished = bytes

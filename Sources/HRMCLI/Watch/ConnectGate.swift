@@ -11,6 +11,8 @@ final class ConnectGate: Sendable {
     }
 
     private struct State {
+        /// Straps of this session with a link up on the adapter.
+        var links = 0
         var busy = false
         var waiters: [Waiter] = []
         var nextID = 0
@@ -23,6 +25,14 @@ final class ConnectGate: Sendable {
     /// Straps waiting for a turn: a strap whose strap is away cuts its Connect short when others
     /// wait, rather than holding the adapter for the 40 s BlueZ may take to give up.
     var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Links this session's straps hold on the adapter: when a Connect fails while others hold
+    /// links, the adapter may have no room for another (BlueZ reports a full controller as a
+    /// routine abort).
+    var links: Int { state.withLock { $0.links } }
+
+    func linkUp() { state.withLock { $0.links += 1 } }
+    func linkDown() { state.withLock { $0.links = max($0.links - 1, 0) } }
 
     /// Runs `body` in this adapter's turn; nil without running it when the task is cancelled
     /// while waiting.

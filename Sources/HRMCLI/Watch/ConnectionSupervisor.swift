@@ -95,7 +95,7 @@ struct ConnectionSupervisor: Sendable {
                     throw error
                 }
                 let delay = backoff.delay()
-                status(.disconnected, "\(error.message); retrying in \(delay)")
+                status(.disconnected, "\(error.message)\(Self.roomHint(error, gate.links)); retrying in \(delay)")
                 await client.pause(delay)
                 continue
             }
@@ -119,7 +119,9 @@ struct ConnectionSupervisor: Sendable {
             // Until the link drops or the session stops; ending this iteration early (the task
             // is cancelled) releases the notifications. Values go to `decoder()` on the reader's
             // thread; what comes here is what the client has to say about them.
+            gate.linkUp()
             for await event in notifications { report(event) }
+            gate.linkDown()
             if Task.isCancelled {
                 holdings.notifications = measurement
                 break
@@ -133,6 +135,14 @@ struct ConnectionSupervisor: Sendable {
             try? await Task.sleep(for: backoff.delay())
         }
         return .stopped
+    }
+
+    /// A full controller answers a Connect with the same routine abort as a strap out of reach:
+    /// when other straps hold links on the adapter, say that it may be full.
+    static func roomHint(_ error: BlueZError, _ links: Int) -> String {
+        guard links > 0, error.isRoutineConnectFailure else { return "" }
+        return
+            " (the adapter holds \(links) other strap\(links == 1 ? "" : "s")' link\(links == 1 ? "" : "s") and may have no room for another: ADAPTER/DEVICE puts a strap on another adapter)"
     }
 
     /// What the strap says about itself, once, after the first connection; and what it has but

@@ -1,4 +1,5 @@
 import BlueZ
+import MQTT
 
 #if canImport(Glibc)
     import Glibc
@@ -23,6 +24,7 @@ struct WatchOptions: Sendable {
     var alertBelow: Int? = nil
     var onAlert: String? = nil
     var recording: RecordingChoice? = nil
+    var mqtt: MQTTSettings? = nil
 }
 
 /// One `watch` run: finds the strap, hands it to a connection supervisor, and sends everything
@@ -49,20 +51,42 @@ struct WatchSession: Sendable {
                     target = .sessions(folder)
                 }
             } catch {
-                StandardOutput.diagnostic("hrm \(options.command): \(error)")
-                if options.format == .json {
-                    let event = MonitorEvent(
-                        device: nil,
-                        kind: .error(code: RecordingSink.failedCode, message: "\(error)", hex: nil))
-                    LineWriter().line(MonitorEventJSON.line(event), flush: true)
+                return failBeforeStart(options, code: RecordingSink.failedCode, message: "\(error)") {
+                    73  // EX_CANTCREAT
                 }
-                return 73  // EX_CANTCREAT
             }
         }
-        return await WatchSession(options: options, recording: target).run()
+        let relay = EventRelay()
+        var mqtt: MQTTSink? = nil
+        if let settings = options.mqtt {
+            do throws(MQTTError) {
+                mqtt = try await MQTTSink.connect(settings, command: options.command, report: relay.send)
+            } catch {
+                return failBeforeStart(options, code: error.code.rawValue, message: "MQTT: \(error.message)") {
+                    error.code == .refused ? 77 : 69  // EX_NOPERM, EX_UNAVAILABLE
+                }
+            }
+        }
+        let session = WatchSession(options: options, recording: target, mqtt: mqtt, relay: relay)
+        return await session.run()
     }
 
-    init(options: WatchOptions, recording: sending RecordingSink.Target? = nil) {
+    /// A failure before anything started: said on stderr (and as an `error` line in JSON output).
+    private static func failBeforeStart(
+        _ options: WatchOptions, code: String, message: String, status: () -> Int32
+    ) -> Int32 {
+        StandardOutput.diagnostic("hrm \(options.command): \(message)")
+        if options.format == .json {
+            let event = MonitorEvent(device: nil, kind: .error(code: code, message: message, hex: nil))
+            LineWriter().line(MonitorEventJSON.line(event), flush: true)
+        }
+        return status()
+    }
+
+    init(
+        options: WatchOptions, recording: sending RecordingSink.Target? = nil, mqtt: MQTTSink? = nil,
+        relay: EventRelay = EventRelay()
+    ) {
         self.options = options
         let stop = self.stop
         counter = options.limits.counter(stop)
@@ -71,9 +95,9 @@ struct WatchSession: Sendable {
                 for: options.format, terminal: StandardOutput.isTerminal, colour: getenv("NO_COLOR") == nil,
                 several: options.straps.count > 1 || options.all),
             format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
-        let relay = EventRelay()
         var queued = Self.queuedSinks(options, relay)
         if let recording { queued.insert(Self.recorder(recording, options, relay), at: 0) }
+        if let mqtt { queued.append(mqtt) }
         pipeline = EventPipeline(processors: Self.processors(options, counter), sinks: queued + [stdout])
         relay.connect(pipeline)
     }

@@ -1,0 +1,152 @@
+public import ArgumentParser
+import MQTT
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `hrm team URL`: every strap that every hrm host publishes to one MQTT broker, in one view.
+public struct TeamCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "team",
+        abstract: "Show every strap that hrm hosts publish to an MQTT broker.",
+        discussion: """
+            Subscribes to what hrm watch --mqtt publishes (see the README's topic contract) and \
+            shows one live table on a terminal: host, strap, BPM, zone, state and the age of the \
+            last sample, a host that went away marked offline. Into a pipe it prints a line per \
+            measurement; --json prints each measurement as hrm watch --json does, with a \
+            "source" field naming the host that published it.
+
+            Exit status: 0 on Ctrl-C or a limit, 69 when the broker cannot be reached, 77 when it \
+            refuses the credentials.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The broker: mqtt://[user:password@]host[:port] or mqtts://…", valueName: "url"))
+    public var url: String
+
+    @Flag(help: "JSON lines: each measurement with a \"source\" field.")
+    public var json = false
+
+    @Option(help: ArgumentHelp("The first level of hrm's topics.", valueName: "prefix"))
+    public var mqttPrefix = "hrm"
+
+    @Option(help: ArgumentHelp("Trust this CA file for mqtts:// (default: the system's).", valueName: "path"))
+    public var mqttCafile: String?
+
+    @OptionGroup public var limits: LimitOptions
+
+    public init() {}
+
+    public func validate() throws {
+        do throws(MQTTError) {
+            _ = try MQTTBrokerURL(parsing: url)
+        } catch {
+            throw ValidationError("URL: \(error.message)")
+        }
+        if let problem = MQTTTopics.problem(withLevel: mqttPrefix) {
+            throw ValidationError("--mqtt-prefix: \(problem)")
+        }
+    }
+
+    public func run() async throws {
+        StandardOutput.prepare()
+        guard let broker = try? MQTTBrokerURL(parsing: url) else { throw ExitCode(64) }
+        let status = await TeamView(
+            broker: broker, prefix: mqttPrefix, caFile: mqttCafile, json: json, limits: limits.runLimits
+        ).run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// One `hrm team` run: connects, subscribes, and shows what comes until Ctrl-C or a limit.
+struct TeamView: Sendable {
+    let broker: MQTTBrokerURL
+    let prefix: String
+    let caFile: String?
+    let json: Bool
+    let limits: RunLimits
+
+    func run() async -> Int32 {
+        var options = MQTTOptions(clientID: "hrm-team-\(MQTTArguments.hostName)-\(ProcessID.current)")
+        options.caFile = caFile
+        let client: MQTTClient
+        do throws(MQTTError) {
+            client = try MQTTClient(broker, options: options)
+            try await client.connect()
+        } catch {
+            StandardOutput.diagnostic("hrm team: MQTT: \(error.message)")
+            return error.code == .refused ? 77 : 69
+        }
+        for topic in MQTTTopics(prefix: prefix, host: "+").subscriptions() { client.subscribe(topic) }
+        let stop = SessionStop()
+        let status = await stop.run {
+            let timer = limits.duration.map { duration in
+                Task {
+                    try? await Task.sleep(for: duration.duration)
+                    stop.stop(.durationReached)
+                }
+            }
+            defer { timer?.cancel() }
+            return await show(client, stop)
+        }
+        await client.close(within: .seconds(1))
+        return status
+    }
+
+    private func show(_ client: MQTTClient, _ stop: SessionStop) async -> Int32 {
+        let terminal = !json && StandardOutput.isTerminal
+        let output = LineWriter(exitWhenClosed: false)
+        var board = TeamBoard(prefix: prefix)
+        var measurements = 0
+        var drawn = 0
+        var dirty = false
+        let start = ContinuousClock.now
+        func now() -> Int64 { Int64((ContinuousClock.now - start).inSeconds * 1000) }
+        func redraw() {
+            let lines = TeamRendering.table(board, now: now(), width: TerminalWidth.current())
+            let up = drawn > 1 ? "\u{1B}[\(drawn - 1)A" : ""
+            output.raw(up + "\r\u{1B}[J" + lines.joined(separator: "\n"))
+            drawn = lines.count
+            dirty = false
+        }
+        for await update in client.events.ticking(every: terminal ? .milliseconds(250) : nil) {
+            guard case .element(let event) = update else {
+                if terminal && (dirty || !board.rows.isEmpty) { redraw() }
+                continue
+            }
+            switch event {
+            case .message(let message):
+                switch board.take(topic: message.topic, payload: message.payload, at: now()) {
+                case .measurement(let row, let line):
+                    measurements += 1
+                    if json {
+                        output.line(line, flush: true)
+                    } else if terminal {
+                        dirty = true
+                    } else {
+                        output.line(TeamRendering.line(row, clock: Timestamp.now().localClock), flush: true)
+                    }
+                    if let count = limits.count, measurements >= count { stop.stop(.countReached) }
+                case .changed: dirty = true
+                case .ignored: break
+                }
+            case .connected:
+                StandardOutput.diagnostic("hrm team: connected to \(broker)")
+            case .disconnected(let reason):
+                StandardOutput.diagnostic("hrm team: lost the broker at \(broker) (\(reason)); reconnecting")
+            case .dropped:
+                break
+            }
+            if output.closed { stop.stop(.outputClosed) }
+        }
+        if terminal {
+            redraw()
+            output.raw("\n")
+        }
+        output.flush()
+        return 0
+    }
+}

@@ -1,0 +1,200 @@
+import MQTT
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Publishes a session to an MQTT broker (the topic contract is `MQTTTopics`).
+///
+/// `receive` runs on the pipeline's thread: it renders the payloads and hands them to the MQTT
+/// client's outbox, which never blocks (the client's own thread does the network). While the
+/// broker is away the outbox keeps the messages, in order, and sends them when it is back; the
+/// strap's stream never waits for the broker.
+final class MQTTSink: EventSink {
+    private struct State {
+        /// Straps in the order they came, with what they said about themselves.
+        var straps: [HomeAssistantDiscovery.Strap] = []
+        var connectedBefore = false
+    }
+
+    let settings: MQTTSettings
+    private let client: MQTTClient
+    private let discovery: HomeAssistantDiscovery?
+    private let state = Mutex(State())
+    private let command: String
+    private let report: @Sendable (MonitorEvent) -> Void
+    private let watcher: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    /// Held while the broker is away: 10 minutes of 1 Hz from 8 straps (two messages a
+    /// measurement), about 2 MB at most.
+    static let outboxCapacity = 20_000
+
+    static let disconnectedCode = "mqtt_disconnected"
+    static let droppedCode = "mqtt_dropped"
+
+    /// Connects to the broker (a clear error now rather than a silent failure later: bad
+    /// credentials, nothing listening, a TLS problem), says `online`, and starts following the
+    /// connection. `report` gets the session's events about the broker (lost, messages dropped).
+    static func connect(
+        _ settings: MQTTSettings, command: String, report: @escaping @Sendable (MonitorEvent) -> Void
+    ) async throws(MQTTError) -> MQTTSink {
+        var options = MQTTOptions(clientID: "hrm-\(settings.topics.host)-\(ProcessID.current)")
+        options.will = MQTTMessage(topic: settings.topics.status, text: "offline", retain: true)
+        options.caFile = settings.caFile
+        options.outboxCapacity = outboxCapacity
+        let client = try MQTTClient(settings.url, options: options)
+        do throws(MQTTError) {
+            try await client.connect()
+        } catch {
+            await client.close(within: .zero)
+            throw error
+        }
+        let sink = MQTTSink(settings: settings, client: client, command: command, report: report)
+        sink.start()
+        return sink
+    }
+
+    private init(
+        settings: MQTTSettings, client: MQTTClient, command: String,
+        report: @escaping @Sendable (MonitorEvent) -> Void
+    ) {
+        self.settings = settings
+        self.client = client
+        self.command = command
+        self.report = report
+        discovery = settings.discoveryPrefix.map { HomeAssistantDiscovery(prefix: $0, topics: settings.topics) }
+    }
+
+    private var topics: MQTTTopics { settings.topics }
+
+    private func start() {
+        client.publish(MQTTMessage(topic: topics.status, text: "online", retain: true))
+        if let discovery { client.subscribe(discovery.birthTopic) }
+        let task = Task { [self] in
+            for await event in client.events { handle(event) }
+        }
+        watcher.withLock { $0 = task }
+    }
+
+    /// What the client says about the broker.
+    private func handle(_ event: MQTTEvent) {
+        switch event {
+        case .connected:
+            let again = state.withLock { state in
+                defer { state.connectedBefore = true }
+                return state.connectedBefore
+            }
+            guard again else { return }
+            // The broker published the will when the link went: online again, first thing after
+            // what waited.
+            client.publish(MQTTMessage(topic: topics.status, text: "online", retain: true))
+            StandardOutput.diagnostic(
+                "hrm \(command): mqtt: connected to \(settings.url) again; sending \(client.outboxCount) queued messages")
+        case .disconnected(let reason):
+            report(
+                MonitorEvent(
+                    device: nil,
+                    kind: .error(
+                        code: Self.disconnectedCode,
+                        message:
+                            "lost the MQTT broker at \(settings.url) (\(reason)): keeping up to \(Self.outboxCapacity) messages until it is back",
+                        hex: nil)))
+        case .dropped(let count):
+            report(
+                MonitorEvent(
+                    device: nil,
+                    kind: .error(
+                        code: Self.droppedCode,
+                        message:
+                            "the MQTT broker was away too long: \(count) oldest message\(count == 1 ? "" : "s") dropped",
+                        hex: nil)))
+        case .message(let message):
+            guard let discovery, message.topic == discovery.birthTopic,
+                String(decoding: message.payload, as: UTF8.self) == "online"
+            else { return }
+            for strap in state.withLock({ $0.straps }) { publishDiscovery(strap) }
+        }
+    }
+
+    func receive(_ event: MonitorEvent) {
+        guard let device = event.device else {
+            if case .status(.stopped, _) = event.kind {
+                for strap in state.withLock({ $0.straps }) {
+                    publish(event.followedBy(event.kind, device: strap.address), .state, retain: true)
+                }
+            }
+            return
+        }
+        switch event.kind {
+        case .measurement(let m, _):
+            publish(event, .measurement, retain: false)
+            client.publish(
+                MQTTMessage(topic: topics.device(device, .bpm), text: String(m.heartRate), retain: true))
+        case .status:
+            know(device)
+            publish(event, .state, retain: true)
+        case .info(let name, _, let battery, let manufacturer, let model):
+            let strap = HomeAssistantDiscovery.Strap(
+                address: device, name: name, manufacturer: manufacturer, model: model)
+            know(device, strap)
+            publish(event, .info, retain: true)
+            if let battery {
+                client.publish(MQTTMessage(topic: topics.device(device, .battery), text: String(battery), retain: true))
+            }
+            publishDiscovery(strap)
+        case .battery(let percent):
+            client.publish(MQTTMessage(topic: topics.device(device, .battery), text: String(percent), retain: true))
+        case .hrv:
+            publish(event, .hrv, retain: true)
+        case .summary:
+            publish(event, .summary, retain: true)
+        case .alert, .device, .error:
+            break
+        }
+    }
+
+    private func publish(_ event: MonitorEvent, _ leaf: MQTTTopics.Leaf, retain: Bool) {
+        guard let device = event.device else { return }
+        client.publish(
+            MQTTMessage(topic: topics.device(device, leaf), text: MonitorEventJSON.line(event), retain: retain))
+    }
+
+    private func publishDiscovery(_ strap: HomeAssistantDiscovery.Strap) {
+        guard let discovery else { return }
+        for config in discovery.configs(for: strap) {
+            client.publish(MQTTMessage(topic: config.topic, text: config.payload, retain: true))
+        }
+    }
+
+    /// Remembers a strap (and, with `strap`, what it said about itself).
+    private func know(_ device: String, _ strap: HomeAssistantDiscovery.Strap? = nil) {
+        state.withLock { state in
+            if let index = state.straps.firstIndex(where: { $0.address == device }) {
+                if let strap { state.straps[index] = strap }
+            } else {
+                state.straps.append(strap ?? HomeAssistantDiscovery.Strap(address: device))
+            }
+        }
+    }
+
+    /// `offline` after everything queued, then a clean disconnect (no will); 5 s at most for
+    /// what is still queued, then given up with a word on stderr.
+    func finish() async {
+        await client.close(
+            last: [MQTTMessage(topic: topics.status, text: "offline", retain: true)], within: .seconds(5))
+        let left = client.outboxCount
+        if left > 0 {
+            StandardOutput.diagnostic(
+                "hrm \(command): mqtt: \(left) message\(left == 1 ? "" : "s") could not be sent to \(settings.url) before exiting")
+        }
+        watcher.withLock { $0 }?.cancel()
+    }
+}
+
+/// This process's id, for a client id no other hrm on the host has.
+enum ProcessID {
+    static var current: Int32 { getpid() }
+}

@@ -1,0 +1,77 @@
+public import ArgumentParser
+import MQTT
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `--mqtt URL` and what goes with it: where watch publishes, under which names.
+public struct MQTTArguments: ParsableArguments, Sendable {
+    @Option(
+        help: ArgumentHelp(
+            "Publish to this MQTT broker: mqtt://[user:password@]host[:port] or mqtts://… (TLS).",
+            valueName: "url"))
+    public var mqtt: String?
+
+    @Option(help: ArgumentHelp("This host's name in the topics. Default: the host name.", valueName: "id"))
+    public var mqttID: String?
+
+    @Option(help: ArgumentHelp("The first level of every topic.", valueName: "prefix"))
+    public var mqttPrefix = "hrm"
+
+    @Option(help: ArgumentHelp("Trust this CA file for mqtts:// (default: the system's).", valueName: "path"))
+    public var mqttCafile: String?
+
+    @Flag(help: "Do not publish Home Assistant discovery configs.")
+    public var noHaDiscovery = false
+
+    @Option(help: ArgumentHelp("Home Assistant's discovery prefix.", valueName: "prefix"))
+    public var haPrefix = "homeassistant"
+
+    public init() {}
+
+    public func validate() throws {
+        let given = [mqttID, mqttCafile].contains { $0 != nil } || noHaDiscovery || mqttPrefix != "hrm"
+            || haPrefix != "homeassistant"
+        guard let mqtt else {
+            if given { throw ValidationError("the --mqtt-… and --ha-… options need --mqtt URL") }
+            return
+        }
+        do throws(MQTTError) {
+            _ = try MQTTBrokerURL(parsing: mqtt)
+        } catch {
+            throw ValidationError("--mqtt: \(error.message)")
+        }
+        for (name, value) in [("--mqtt-id", mqttID), ("--mqtt-prefix", mqttPrefix), ("--ha-prefix", haPrefix)] {
+            guard let value else { continue }
+            if let problem = MQTTTopics.problem(withLevel: value) { throw ValidationError("\(name): \(problem)") }
+        }
+    }
+
+    /// The choices, or nil without `--mqtt`.
+    var settings: MQTTSettings? {
+        guard let mqtt, let url = try? MQTTBrokerURL(parsing: mqtt) else { return nil }
+        return MQTTSettings(
+            url: url, topics: MQTTTopics(prefix: mqttPrefix, host: mqttID ?? Self.hostName), caFile: mqttCafile,
+            discoveryPrefix: noHaDiscovery ? nil : haPrefix)
+    }
+
+    /// The host name, made a valid topic level; `hrm` when there is none.
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "hrm" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return MQTTTopics.level(name) ?? "hrm"
+    }
+}
+
+/// Where and how a session publishes.
+struct MQTTSettings: Sendable {
+    var url: MQTTBrokerURL
+    var topics: MQTTTopics
+    var caFile: String?
+    /// Home Assistant's discovery prefix; nil: no discovery.
+    var discoveryPrefix: String?
+}

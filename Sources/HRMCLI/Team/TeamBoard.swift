@@ -1,0 +1,96 @@
+/// What `hrm team` knows of every strap on every host, from the retained and live messages of
+/// the topic contract (`MQTTTopics`). Pure: messages in, rows out; the command does the I/O.
+struct TeamBoard {
+    struct Row: Equatable {
+        var host: String
+        /// The device level of the topic (`c0ffee000001`).
+        var device: String
+        var address: String? = nil
+        var name: String? = nil
+        var bpm: Int? = nil
+        var zone: Int? = nil
+        var state: String? = nil
+        /// When the last measurement came, in this process's monotonic milliseconds.
+        var lastSample: Int64? = nil
+    }
+
+    /// What a message told the board, for the command to act on.
+    enum Update: Equatable {
+        /// A measurement: its payload with the host named (`source`), for `--json`.
+        case measurement(row: Row, json: String)
+        case changed
+        case ignored
+    }
+
+    let prefix: String
+    private(set) var rows: [Row] = []
+    /// Each host's `online` / `offline`.
+    private(set) var hosts: [(host: String, online: Bool)] = []
+
+    init(prefix: String) {
+        self.prefix = prefix
+    }
+
+    /// Takes one message. Whatever it carries (it comes from the network), the board stays
+    /// whole: a payload that is not what hrm publishes is ignored.
+    mutating func take(topic: String, payload: [UInt8], at now: Int64) -> Update {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard levels.first == prefix else { return .ignored }
+        let text = String(decoding: payload, as: UTF8.self)
+        if levels.count == 3, levels[2] == "status" {
+            let online = text == "online"
+            if let index = hosts.firstIndex(where: { $0.host == levels[1] }) {
+                hosts[index].online = online
+            } else {
+                hosts.append((levels[1], online))
+            }
+            return .changed
+        }
+        guard levels.count == 4, let leaf = MQTTTopics.Leaf(rawValue: levels[3]) else { return .ignored }
+        let (host, device) = (levels[1], levels[2])
+        let index =
+            rows.firstIndex { $0.host == host && $0.device == device }
+            ?? {
+                rows.append(Row(host: host, device: device))
+                return rows.count - 1
+            }()
+        switch leaf {
+        case .measurement:
+            guard let json = try? JSONValue.parse(text), case .object = json,
+                case .number(let bpm)? = json["bpm"], bpm >= 0, bpm <= 65535
+            else { return .ignored }
+            rows[index].bpm = Int(bpm)
+            if case .number(let zone)? = json["zone"], zone >= 0, zone < 100 { rows[index].zone = Int(zone) }
+            rows[index].address = json["device"]?.string ?? rows[index].address
+            rows[index].lastSample = now
+            rows[index].state = "connected"
+            return .measurement(row: rows[index], json: Self.naming(host, in: text))
+        case .state:
+            guard let json = try? JSONValue.parse(text), let state = json["state"]?.string else { return .ignored }
+            rows[index].state = state
+            if state != "connected" { rows[index].bpm = nil }
+            return .changed
+        case .info:
+            guard let json = try? JSONValue.parse(text) else { return .ignored }
+            rows[index].name = json["name"]?.string ?? rows[index].name
+            rows[index].address = json["device"]?.string ?? rows[index].address
+            return .changed
+        case .bpm, .battery, .hrv, .summary:
+            return .ignored
+        }
+    }
+
+    func online(_ host: String) -> Bool {
+        hosts.first { $0.host == host }?.online ?? true
+    }
+
+    /// `{"source":"HOST",` and the rest of the object: the measurement as `watch --json` prints
+    /// it, with the host that published it first.
+    static func naming(_ host: String, in object: String) -> String {
+        var source = JSONLine()
+        source.add("source", host)
+        let opened = source.line.dropLast()  // `{"source":"HOST"` without its `}`
+        let rest = object.drop { $0 == " " }.dropFirst()  // after `{`
+        return opened + (rest.first == "}" ? "" : ",") + rest
+    }
+}
