@@ -76,16 +76,23 @@ let package = Package(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate", "Spawn"],
             swiftSettings: strict),
         .testTarget(
-            name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV"], swiftSettings: strict),
+            name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV", "BrokerSupport"],
+            swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
 
-        // libmosquitto through pkg-config, two C shims (eventfd, thread name), and the MQTT client
-        // on top that hides both: hrm publishes measurements to a broker and subscribes for `team`.
-        .systemLibrary(
-            name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
-        .target(name: "CMosquittoShims"),
+        // libmosquitto's header (libmosquitto-dev), C shims (its loader, eventfd, thread name),
+        // and the MQTT client on top that hides them: hrm publishes measurements to a broker and
+        // subscribes for `team`. The library itself is loaded when the first client is made, so
+        // that hrm without --mqtt does not carry it and OpenSSL.
+        .systemLibrary(name: "CMosquitto"),
+        .target(name: "CMosquittoShims", dependencies: ["CMosquitto"]),
         .target(name: "MQTT", dependencies: ["CMosquitto", "CMosquittoShims"], swiftSettings: strict),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Spawn"], swiftSettings: strict),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "BrokerSupport"], swiftSettings: strict),
+        // A mosquitto broker of a test's own and mosquitto's clients as independent witnesses:
+        // for the MQTT module's tests and for hrm's.
+        .target(
+            name: "BrokerSupport", dependencies: ["MQTT", "Spawn"], path: "Tests/BrokerSupport",
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,13 +15,17 @@ public final class MQTTClient: Sendable {
     private let stream: AsyncStream<MQTTEvent>
 
     public init(_ url: MQTTBrokerURL, options: MQTTOptions) throws(MQTTError) {
-        _ = libraryReady
+        if let libraryFailure {
+            throw MQTTError(
+                .failed,
+                "libmosquitto could not be loaded (\(libraryFailure)): install Debian's libmosquitto1")
+        }
         if options.clientID.utf8.contains(0) {
             throw MQTTError(.failed, "the client id contains a NUL character")
         }
         if let will = options.will {
             guard !will.topic.utf8.contains(0),
-                mosquitto_pub_topic_check(will.topic) == MosquittoResult.success
+                cmqtt_pub_topic_check(will.topic) == MosquittoResult.success
             else {
                 throw MQTTError(.failed, "the will's topic '\(will.topic)' is not a topic one can publish to")
             }
@@ -93,11 +97,16 @@ public final class MQTTClient: Sendable {
     }
 }
 
-/// libmosquitto's process-wide initialisation, done once (Swift runs a global's initialiser once,
-/// thread-safely) and never undone: other clients may come later.
-private let libraryReady: Bool = {
-    _ = mosquitto_lib_init()
-    return true
+/// libmosquitto loaded and initialised for the process, once (Swift runs a global's initialiser
+/// once, thread-safely) and never undone: other clients may come later. Nil when ready, else why
+/// it could not be loaded.
+private let libraryFailure: String? = {
+    var reason: UnsafePointer<CChar>? = nil
+    guard cmqtt_load(&reason) == 0 else {
+        return reason.map { String(cString: $0) } ?? "libmosquitto.so.1 could not be loaded"
+    }
+    _ = cmqtt_lib_init()
+    return nil
 }()
 
 /// What the client and its loop thread share: the state under one lock, the eventfd that wakes the

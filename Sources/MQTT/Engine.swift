@@ -105,7 +105,7 @@ final class Engine {
             let socket = link.socket
             if socket >= 0 {
                 var events = Int16(POLLIN)
-                if mosquitto_want_write(link.handle) {
+                if cmqtt_want_write(link.handle) {
                     // During a TLS handshake libmosquitto wants to write (its CONNECT is queued)
                     // while OpenSSL waits to read: asking for POLLOUT would spin. Poll for input
                     // and retry the write every 10 ms instead, until the CONNACK.
@@ -144,7 +144,7 @@ final class Engine {
         subscribed = [:]
         subscriptionsVersion = -1
         // Blocks only for getaddrinfo(3): the TCP connection and TLS handshake go on in the loop.
-        let result = mosquitto_connect_async(newLink.handle, url.host, Int32(url.port), keepAliveSeconds)
+        let result = cmqtt_connect_async(newLink.handle, url.host, Int32(url.port), keepAliveSeconds)
         let systemError = errno
         if result != MosquittoResult.success {
             attempt(failed: newLink.failure(result: result, systemError: systemError), now: now)
@@ -160,11 +160,11 @@ final class Engine {
     /// Lets libmosquitto read, write and keep alive, then acts on what its callbacks reported.
     private func service(_ link: Link, socketEvents: Int16, now: UInt64) {
         // loop_read also advances a TLS handshake, whichever way the socket became ready.
-        var result = mosquitto_loop_read(link.handle, 1)
-        if result == MosquittoResult.success, mosquitto_want_write(link.handle) {
-            result = mosquitto_loop_write(link.handle, 1)
+        var result = cmqtt_loop_read(link.handle, 1)
+        if result == MosquittoResult.success, cmqtt_want_write(link.handle) {
+            result = cmqtt_loop_write(link.handle, 1)
         }
-        if result == MosquittoResult.success { result = mosquitto_loop_misc(link.handle) }
+        if result == MosquittoResult.success { result = cmqtt_loop_misc(link.handle) }
         var systemError = errno
         if result == MosquittoResult.success, let (failure, error) = unnoticedFailure(link, socketEvents) {
             (result, systemError) = (failure, error)
@@ -266,7 +266,7 @@ final class Engine {
                 message.topic.utf8.contains(0)
                 ? Int32(MOSQ_ERR_INVAL.rawValue)
                 : message.payload.withUnsafeBytes { bytes in
-                    mosquitto_publish(
+                    cmqtt_publish(
                         link.handle, &mid, message.topic, Int32(clamping: bytes.count), bytes.baseAddress,
                         message.qos.rawValue, message.retain)
                 }
@@ -287,7 +287,7 @@ final class Engine {
                 let result =
                     filter.utf8.contains(0)
                     ? Int32(MOSQ_ERR_INVAL.rawValue)
-                    : mosquitto_subscribe(link.handle, nil, filter, qos.rawValue)
+                    : cmqtt_subscribe(link.handle, nil, filter, qos.rawValue)
                 if MosquittoResult.meansLinkLost(result) {
                     failure = result
                     break
@@ -306,12 +306,12 @@ final class Engine {
 
     /// DISCONNECT, so that the broker does not publish the will, written within half a second.
     private func sayGoodbye(_ link: Link) {
-        guard mosquitto_disconnect(link.handle) == MosquittoResult.success else { return }
+        guard cmqtt_disconnect(link.handle) == MosquittoResult.success else { return }
         let until = monotonicNanos() &+ 500_000_000
-        while link.socket >= 0, mosquitto_want_write(link.handle), monotonicNanos() < until {
+        while link.socket >= 0, cmqtt_want_write(link.handle), monotonicNanos() < until {
             var output = pollfd(fd: link.socket, events: Int16(POLLOUT), revents: 0)
             _ = poll(&output, 1, 20)
-            if mosquitto_loop_write(link.handle, 1) != MosquittoResult.success { break }
+            if cmqtt_loop_write(link.handle, 1) != MosquittoResult.success { break }
         }
     }
 }

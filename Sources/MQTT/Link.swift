@@ -1,4 +1,5 @@
 internal import CMosquitto
+internal import CMosquittoShims
 internal import Glibc
 
 /// One connection attempt and, once the broker accepted it, one link: the only owner of a
@@ -23,29 +24,29 @@ final class Link {
         // Clean session: the outbox, not the broker, holds what is still to be delivered, and
         // subscriptions are made again on each link; a persistent session would only pile up
         // messages at the broker for a client that may never come back.
-        guard let handle = mosquitto_new(options.clientID.isEmpty ? nil : options.clientID, true, nil) else {
+        guard let handle = cmqtt_new(options.clientID.isEmpty ? nil : options.clientID, true, nil) else {
             throw MQTTError(.failed, "libmosquitto could not create a client: \(systemMessage(errno))")
         }
         self.handle = handle
         self.core = core
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        cmqtt_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
 
         // Every call on this object is made from the loop thread, so libmosquitto is told it is not
         // threaded (its default): a publish then writes to the socket at once rather than waiting
         // for the next loop_write.
-        _ = mosquitto_threaded_set(handle, false)
-        _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+        _ = cmqtt_threaded_set(handle, false)
+        _ = cmqtt_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
         // Small messages at up to hundreds a second: do not let Nagle hold them back.
-        _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
-        _ = mosquitto_max_inflight_messages_set(handle, UInt32(ClientCore.window))
+        _ = cmqtt_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
+        _ = cmqtt_max_inflight_messages_set(handle, UInt32(ClientCore.window))
         if let username = url.username {
-            guard mosquitto_username_pw_set(handle, username, url.password) == MosquittoResult.success else {
+            guard cmqtt_username_pw_set(handle, username, url.password) == MosquittoResult.success else {
                 throw MQTTError(.failed, "libmosquitto refused the user name or password (NUL or too long?)")
             }
         }
         if let will = options.will {
             let result = will.payload.withUnsafeBytes { bytes in
-                mosquitto_will_set(
+                cmqtt_will_set(
                     handle, will.topic, Int32(clamping: bytes.count), bytes.baseAddress, will.qos.rawValue,
                     will.retain)
             }
@@ -56,35 +57,35 @@ final class Link {
         if url.tls {
             let result: Int32
             if let caFile = options.caFile {
-                result = mosquitto_tls_set(handle, caFile, nil, nil, nil, nil)
+                result = cmqtt_tls_set(handle, caFile, nil, nil, nil, nil)
             } else {
-                result = mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
+                result = cmqtt_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
             }
             guard result == MosquittoResult.success else {
                 throw MQTTError(.tls, "libmosquitto cannot set up TLS: \(libraryMessage(result))")
             }
         }
 
-        mosquitto_connect_callback_set(handle) { _, userdata, code in
+        cmqtt_connect_callback_set(handle) { _, userdata, code in
             guard let userdata else { return }
             Unmanaged<Link>.fromOpaque(userdata).takeUnretainedValue().connack = code
         }
-        mosquitto_disconnect_callback_set(handle) { _, userdata, result in
+        cmqtt_disconnect_callback_set(handle) { _, userdata, result in
             let systemError = errno
             guard let userdata else { return }
             Unmanaged<Link>.fromOpaque(userdata).takeUnretainedValue().lost = (result, systemError)
         }
         // QoS 1: the broker's PUBACK. (QoS 0 ones are done when handed; their ids match nothing.)
-        mosquitto_publish_callback_set(handle) { _, userdata, mid in
+        cmqtt_publish_callback_set(handle) { _, userdata, mid in
             guard let userdata else { return }
             Unmanaged<Link>.fromOpaque(userdata).takeUnretainedValue().core.acknowledged(mid: mid)
         }
-        mosquitto_message_callback_set(handle) { _, userdata, message in
+        cmqtt_message_callback_set(handle) { _, userdata, message in
             guard let userdata, let message else { return }
             let link = Unmanaged<Link>.fromOpaque(userdata).takeUnretainedValue()
             link.core.continuation.yield(.message(MQTTMessage(message.pointee)))
         }
-        mosquitto_log_callback_set(handle) { _, userdata, level, text in
+        cmqtt_log_callback_set(handle) { _, userdata, level, text in
             guard let userdata, let text, level == MOSQ_LOG_ERR else { return }
             let link = Unmanaged<Link>.fromOpaque(userdata).takeUnretainedValue()
             if link.libraryErrors.count < 8 { link.libraryErrors.append(String(cString: text)) }
@@ -93,7 +94,7 @@ final class Link {
 
     deinit {
         // Closes the socket without DISCONNECT if it is still open: the broker publishes the will.
-        mosquitto_destroy(handle)
+        cmqtt_destroy(handle)
     }
 
     /// The CONNACK said yes: the log callback was only for the attempt's errors, and formatting a
@@ -101,11 +102,11 @@ final class Link {
     func markAccepted() {
         accepted = true
         libraryErrors = []
-        mosquitto_log_callback_set(handle, nil)
+        cmqtt_log_callback_set(handle, nil)
     }
 
     /// The socket, -1 when closed.
-    var socket: Int32 { mosquitto_socket(handle) }
+    var socket: Int32 { cmqtt_socket(handle) }
 
     func failure(result: Int32, systemError: Int32) -> LinkFailure {
         LinkFailure(

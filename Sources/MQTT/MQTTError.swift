@@ -1,4 +1,5 @@
 internal import CMosquitto
+internal import CMosquittoShims
 internal import Glibc
 
 /// Every error this module throws. `code` is stable and meant for `switch` (its raw value is what
@@ -142,6 +143,6 @@ func systemMessage(_ code: Int32) -> String {
 }
 
 func libraryMessage(_ result: Int32) -> String {
-    guard let text = mosquitto_strerror(result) else { return "libmosquitto error \(result)" }
+    guard let text = cmqtt_strerror(result) else { return "libmosquitto error \(result)" }
     return String(cString: text)
 }

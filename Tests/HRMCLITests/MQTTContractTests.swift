@@ -53,11 +53,14 @@ import Testing
 
     @Test func theBoardFollowsHostsAndStraps() throws {
         var board = TeamBoard(prefix: "hrm")
-        let measurement = #"{"type":"measurement","time":"2026-11-23T10:00:00.000Z","device":"C0:FF:EE:00:00:01","bpm":134,"zone":3}"#
+        let measurement =
+            #"{"type":"measurement","time":"2026-11-23T10:00:00.000Z","device":"C0:FF:EE:00:00:01","bpm":134,"zone":3}"#
         #expect(board.take(topic: "hrm/pi-1/status", payload: Array("online".utf8), at: 0) == .changed)
         _ = board.take(
-            topic: "hrm/pi-1/c0ffee000001/info", payload: Array(#"{"type":"info","name":"Polar H10"}"#.utf8), at: 0)
-        let update = board.take(topic: "hrm/pi-1/c0ffee000001/measurement", payload: Array(measurement.utf8), at: 5)
+            topic: "hrm/pi-1/c0ffee000001/info", payload: Array(#"{"type":"info","name":"Polar H10"}"#.utf8),
+            at: 0)
+        let update = board.take(
+            topic: "hrm/pi-1/c0ffee000001/measurement", payload: Array(measurement.utf8), at: 5)
         guard case .measurement(let row, let json) = update else {
             Issue.record("\(update)")
             return

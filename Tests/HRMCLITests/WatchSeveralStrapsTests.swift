@@ -240,16 +240,23 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let events = WatchSeveralStrapsTests.events(result.stdout)
         let sent = try WatchScenarioTests.log(log).filter { $0["event"] as? String == "notify" }
-        for (address, path) in [("C0:FF:EE:00:03:01", "dev_C0_FF_EE_00_03_01"), ("C0:FF:EE:00:03:02", "dev_C0_FF_EE_00_03_02")] {
+        for (address, path) in [
+            ("C0:FF:EE:00:03:01", "dev_C0_FF_EE_00_03_01"), ("C0:FF:EE:00:03:02", "dev_C0_FF_EE_00_03_02"),
+        ] {
             let printed = WatchSeveralStrapsTests.measurements(result.stdout, of: address)
             let sentToIt = sent.filter { ($0["path"] as? String)?.contains(path) == true }
             #expect(printed.count >= 7, "\(address): \(printed.count)")
             // The last may have been on its way when the duration ended.
-            #expect(sentToIt.count - printed.count <= 1, "\(address): \(sentToIt.count) sent, \(printed.count) printed")
+            #expect(
+                sentToIt.count - printed.count <= 1,
+                "\(address): \(sentToIt.count) sent, \(printed.count) printed")
             let times = Self.times(printed)
             let gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
             #expect((gaps.max() ?? 0) < 1.8, "\(address): gaps \(gaps)")
-            #expect(!events.contains { $0["device"] as? String == address && $0["state"] as? String == "disconnected" })
+            #expect(
+                !events.contains {
+                    $0["device"] as? String == address && $0["state"] as? String == "disconnected"
+                })
         }
         let wahoo = events.filter { $0["device"] as? String == "C0:FF:EE:00:03:03" }
         #expect(wahoo.filter { $0["state"] as? String == "disconnected" }.count >= 2)
@@ -268,7 +275,9 @@ import Testing
         #expect(streaming.count == 2, "\(streaming)")
         let waiting = try #require(
             ["C0:FF:EE:00:04:01", "C0:FF:EE:00:04:02", "C0:FF:EE:00:04:03"].first { !streaming.contains($0) })
-        let refusals = events.filter { $0["device"] as? String == waiting && $0["state"] as? String == "disconnected" }
+        let refusals = events.filter {
+            $0["device"] as? String == waiting && $0["state"] as? String == "disconnected"
+        }
         #expect(refusals.count >= 2, "it keeps trying: \(refusals.count)")
         let detail = refusals.first?["detail"] as? String ?? ""
         #expect(detail.contains("le-connection-abort-by-local"), "\(detail)")

@@ -1,3 +1,4 @@
+import BrokerSupport
 import Foundation
 import MQTT
 import Testing

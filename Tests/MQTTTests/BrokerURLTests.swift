@@ -1,3 +1,4 @@
+import BrokerSupport
 import MQTT
 import Testing
 

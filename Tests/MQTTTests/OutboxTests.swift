@@ -1,3 +1,4 @@
+import BrokerSupport
 import Testing
 
 @testable import MQTT

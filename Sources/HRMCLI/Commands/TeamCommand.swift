@@ -24,7 +24,8 @@ public struct TeamCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The broker: mqtt://[user:password@]host[:port] or mqtts://…", valueName: "url"))
+    @Argument(
+        help: ArgumentHelp("The broker: mqtt://[user:password@]host[:port] or mqtts://…", valueName: "url"))
     public var url: String
 
     @Flag(help: "JSON lines: each measurement with a \"source\" field.")

@@ -65,7 +65,9 @@ final class MQTTSink: EventSink {
         self.client = client
         self.command = command
         self.report = report
-        discovery = settings.discoveryPrefix.map { HomeAssistantDiscovery(prefix: $0, topics: settings.topics) }
+        discovery = settings.discoveryPrefix.map {
+            HomeAssistantDiscovery(prefix: $0, topics: settings.topics)
+        }
     }
 
     private var topics: MQTTTopics { settings.topics }
@@ -92,7 +94,8 @@ final class MQTTSink: EventSink {
             // what waited.
             client.publish(MQTTMessage(topic: topics.status, text: "online", retain: true))
             StandardOutput.diagnostic(
-                "hrm \(command): mqtt: connected to \(settings.url) again; sending \(client.outboxCount) queued messages")
+                "hrm \(command): mqtt: connected to \(settings.url) again; sending \(client.outboxCount) queued messages"
+            )
         case .disconnected(let reason):
             report(
                 MonitorEvent(
@@ -142,11 +145,13 @@ final class MQTTSink: EventSink {
             know(device, strap)
             publish(event, .info, retain: true)
             if let battery {
-                client.publish(MQTTMessage(topic: topics.device(device, .battery), text: String(battery), retain: true))
+                client.publish(
+                    MQTTMessage(topic: topics.device(device, .battery), text: String(battery), retain: true))
             }
             publishDiscovery(strap)
         case .battery(let percent):
-            client.publish(MQTTMessage(topic: topics.device(device, .battery), text: String(percent), retain: true))
+            client.publish(
+                MQTTMessage(topic: topics.device(device, .battery), text: String(percent), retain: true))
         case .hrv:
             publish(event, .hrv, retain: true)
         case .summary:
@@ -159,7 +164,8 @@ final class MQTTSink: EventSink {
     private func publish(_ event: MonitorEvent, _ leaf: MQTTTopics.Leaf, retain: Bool) {
         guard let device = event.device else { return }
         client.publish(
-            MQTTMessage(topic: topics.device(device, leaf), text: MonitorEventJSON.line(event), retain: retain))
+            MQTTMessage(
+                topic: topics.device(device, leaf), text: MonitorEventJSON.line(event), retain: retain))
     }
 
     private func publishDiscovery(_ strap: HomeAssistantDiscovery.Strap) {
@@ -188,7 +194,8 @@ final class MQTTSink: EventSink {
         let left = client.outboxCount
         if left > 0 {
             StandardOutput.diagnostic(
-                "hrm \(command): mqtt: \(left) message\(left == 1 ? "" : "s") could not be sent to \(settings.url) before exiting")
+                "hrm \(command): mqtt: \(left) message\(left == 1 ? "" : "s") could not be sent to \(settings.url) before exiting"
+            )
         }
         watcher.withLock { $0 }?.cancel()
     }

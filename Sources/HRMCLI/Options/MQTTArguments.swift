@@ -33,7 +33,8 @@ public struct MQTTArguments: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        let given = [mqttID, mqttCafile].contains { $0 != nil } || noHaDiscovery || mqttPrefix != "hrm"
+        let given =
+            [mqttID, mqttCafile].contains { $0 != nil } || noHaDiscovery || mqttPrefix != "hrm"
             || haPrefix != "homeassistant"
         guard let mqtt else {
             if given { throw ValidationError("the --mqtt-… and --ha-… options need --mqtt URL") }
@@ -44,9 +45,13 @@ public struct MQTTArguments: ParsableArguments, Sendable {
         } catch {
             throw ValidationError("--mqtt: \(error.message)")
         }
-        for (name, value) in [("--mqtt-id", mqttID), ("--mqtt-prefix", mqttPrefix), ("--ha-prefix", haPrefix)] {
+        for (name, value) in [
+            ("--mqtt-id", mqttID), ("--mqtt-prefix", mqttPrefix), ("--ha-prefix", haPrefix),
+        ] {
             guard let value else { continue }
-            if let problem = MQTTTopics.problem(withLevel: value) { throw ValidationError("\(name): \(problem)") }
+            if let problem = MQTTTopics.problem(withLevel: value) {
+                throw ValidationError("\(name): \(problem)")
+            }
         }
     }
 
@@ -54,7 +59,8 @@ public struct MQTTArguments: ParsableArguments, Sendable {
     var settings: MQTTSettings? {
         guard let mqtt, let url = try? MQTTBrokerURL(parsing: mqtt) else { return nil }
         return MQTTSettings(
-            url: url, topics: MQTTTopics(prefix: mqttPrefix, host: mqttID ?? Self.hostName), caFile: mqttCafile,
+            url: url, topics: MQTTTopics(prefix: mqttPrefix, host: mqttID ?? Self.hostName),
+            caFile: mqttCafile,
             discoveryPrefix: noHaDiscovery ? nil : haPrefix)
     }
 

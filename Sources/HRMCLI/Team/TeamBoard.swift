@@ -66,7 +66,9 @@ struct TeamBoard {
             rows[index].state = "connected"
             return .measurement(row: rows[index], json: Self.naming(host, in: text))
         case .state:
-            guard let json = try? JSONValue.parse(text), let state = json["state"]?.string else { return .ignored }
+            guard let json = try? JSONValue.parse(text), let state = json["state"]?.string else {
+                return .ignored
+            }
             rows[index].state = state
             if state != "connected" { rows[index].bpm = nil }
             return .changed

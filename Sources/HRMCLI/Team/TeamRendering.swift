@@ -19,7 +19,8 @@ enum TeamRendering {
         return all.map { cells in
             let line = cells.indices.map { column in
                 column == cells.count - 1
-                    ? cells[column] : cells[column] + String(repeating: " ", count: widths[column] - cells[column].count)
+                    ? cells[column]
+                    : cells[column] + String(repeating: " ", count: widths[column] - cells[column].count)
             }.joined(separator: "  ")
             return line.count < width ? line : String(line.prefix(max(width - 1, 0)))
         }

@@ -95,7 +95,9 @@ struct ConnectionSupervisor: Sendable {
                     throw error
                 }
                 let delay = backoff.delay()
-                status(.disconnected, "\(error.message)\(Self.roomHint(error, gate.links)); retrying in \(delay)")
+                status(
+                    .disconnected, "\(error.message)\(Self.roomHint(error, gate.links)); retrying in \(delay)"
+                )
                 await client.pause(delay)
                 continue
             }

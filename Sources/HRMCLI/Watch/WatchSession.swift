@@ -62,7 +62,8 @@ struct WatchSession: Sendable {
             do throws(MQTTError) {
                 mqtt = try await MQTTSink.connect(settings, command: options.command, report: relay.send)
             } catch {
-                return failBeforeStart(options, code: error.code.rawValue, message: "MQTT: \(error.message)") {
+                return failBeforeStart(options, code: error.code.rawValue, message: "MQTT: \(error.message)")
+                {
                     error.code == .refused ? 77 : 69  // EX_NOPERM, EX_UNAVAILABLE
                 }
             }

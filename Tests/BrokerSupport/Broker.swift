@@ -1,17 +1,17 @@
-import Foundation
-import MQTT
+public import Foundation
+public import MQTT
 import Spawn
 import Synchronization
-import Testing
 
 /// The mosquitto programs the tests run: a real broker, and its own clients as independent
 /// witnesses of what went over the wire.
-enum Tools {
-    static let broker = find("mosquitto", in: ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin"])
-    static let sub = find("mosquitto_sub", in: ["/usr/bin", "/usr/local/bin"])
-    static let pub = find("mosquitto_pub", in: ["/usr/bin", "/usr/local/bin"])
-    static let passwd = find("mosquitto_passwd", in: ["/usr/bin", "/usr/local/bin"])
-    static let openssl = find("openssl", in: ["/usr/bin", "/usr/local/bin"])
+public enum Tools {
+    public static let broker = find(
+        "mosquitto", in: ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin"])
+    public static let sub = find("mosquitto_sub", in: ["/usr/bin", "/usr/local/bin"])
+    public static let pub = find("mosquitto_pub", in: ["/usr/bin", "/usr/local/bin"])
+    public static let passwd = find("mosquitto_passwd", in: ["/usr/bin", "/usr/local/bin"])
+    public static let openssl = find("openssl", in: ["/usr/bin", "/usr/local/bin"])
 
     private static func find(_ name: String, in directories: [String]) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
@@ -20,7 +20,7 @@ enum Tools {
     }
 
     /// Prints `SKIPPED: <why>` and returns false when one of `needed` is missing.
-    static func available(_ needed: [String?], names: [String], test: String = #function) -> Bool {
+    public static func available(_ needed: [String?], names: [String], test: String = #function) -> Bool {
         let missing = zip(needed, names).filter { $0.0 == nil }.map(\.1)
         guard missing.isEmpty else {
             print(
@@ -32,7 +32,7 @@ enum Tools {
     }
 
     /// The broker and its clients.
-    static func brokerAvailable(test: String = #function) -> Bool {
+    public static func brokerAvailable(test: String = #function) -> Bool {
         available([broker, sub, pub], names: ["mosquitto", "mosquitto_sub", "mosquitto_pub"], test: test)
     }
 }
@@ -40,17 +40,17 @@ enum Tools {
 /// How long a test waits for what should take milliseconds. Generous on purpose: these tests run
 /// with the whole suite, some thirty brokers, buses, simulators and Python processes on two cores,
 /// where a task has been seen to resume 13 s late; a wait that ends early costs nothing.
-enum Patience {
-    static let long: Duration = .seconds(30)
+public enum Patience {
+    public static let long: Duration = .seconds(30)
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A temporary directory, removed by `remove()`.
-func makeTemporaryDirectory() throws -> URL {
+public func makeTemporaryDirectory() throws -> URL {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("hrm-mqtt-test-\(getpid())-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -58,7 +58,7 @@ func makeTemporaryDirectory() throws -> URL {
 }
 
 /// A port nothing listens on right now: bound to 127.0.0.1:0 to let the kernel choose, then closed.
-func freePort() throws -> UInt16 {
+public func freePort() throws -> UInt16 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
     defer { close(fd) }
@@ -76,7 +76,7 @@ func freePort() throws -> UInt16 {
     return UInt16(bigEndian: address.sin_port)
 }
 
-func loopback(port: UInt16) -> sockaddr_in {
+public func loopback(port: UInt16) -> sockaddr_in {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -85,7 +85,7 @@ func loopback(port: UInt16) -> sockaddr_in {
 }
 
 /// Whether something accepts TCP connections at 127.0.0.1:port.
-func isListening(_ port: UInt16) -> Bool {
+public func isListening(_ port: UInt16) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
@@ -99,11 +99,11 @@ func isListening(_ port: UInt16) -> Bool {
 
 /// A listening socket that never accepts nor answers: TCP connects (the kernel completes the
 /// handshake into the backlog), then nothing, ever.
-final class BlackHole {
-    let port: UInt16
+public final class BlackHole {
+    public let port: UInt16
     private let fd: Int32
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
         var address = loopback(port: 0)
@@ -131,11 +131,11 @@ final class BlackHole {
 /// Process: Process passes on the spawning thread's signal mask, and the cooperative pool's threads
 /// block SIGTERM, so a broker started from a test could not be stopped cleanly (nor save its
 /// persistence file). Waiting polls waitpid without holding a thread.
-final class Child: Sendable {
-    let output: URL
+public final class Child: Sendable {
+    public let output: URL
     private let process: ChildProcess
 
-    init(_ executable: String, _ arguments: [String], output: URL) throws {
+    public init(_ executable: String, _ arguments: [String], output: URL) throws {
         let fd = open(output.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TestFailure("cannot create \(output.path): \(errno)") }
         defer { close(fd) }
@@ -147,23 +147,23 @@ final class Child: Sendable {
         self.output = output
     }
 
-    var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
-    var lines: [String] {
+    public var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+    public var lines: [String] {
         text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
-    var isRunning: Bool { process.poll() == nil }
+    public var isRunning: Bool { process.poll() == nil }
     /// The exit status (128 + signal if a signal ended it); -1 while running.
-    var status: Int32 { process.poll() ?? -1 }
+    public var status: Int32 { process.poll() ?? -1 }
 
     /// Waits at most `timeout` for the exit; true if it exited.
-    func waitForExit(timeout: Duration) async -> Bool {
+    public func waitForExit(timeout: Duration) async -> Bool {
         await process.wait(timeout: timeout) != nil
     }
 
-    func send(_ signal: Int32) { process.send(signal) }
+    public func send(_ signal: Int32) { process.send(signal) }
 
     /// SIGTERM (and SIGCONT, in case it was stopped), then SIGKILL after 5 s.
-    func stop() async {
+    public func stop() async {
         guard isRunning else { return }
         process.send(SIGTERM)
         process.send(SIGCONT)
@@ -174,9 +174,11 @@ final class Child: Sendable {
 }
 
 /// Runs a program to its end (at most `timeout`, then it is killed); returns its status and output.
-func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (
-    Int32, String
-) {
+public func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(30)) async throws
+    -> (
+        Int32, String
+    )
+{
     let directory = try makeTemporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let child = try Child(executable, arguments, output: directory.appendingPathComponent("output"))
@@ -189,7 +191,7 @@ func run(_ executable: String, _ arguments: [String], timeout: Duration = .secon
 }
 
 /// Runs `body` with a broker of its own, removed afterwards whatever happens.
-func withBroker(
+public func withBroker(
     persistence: Bool = false, users: [String: String] = [:], tls: Broker.TLSFiles? = nil,
     _ body: (Broker) async throws -> Void
 ) async throws {
@@ -204,7 +206,7 @@ func withBroker(
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes.
-func eventually(within timeout: Duration = Patience.long, _ condition: () -> Bool) async -> Bool {
+public func eventually(within timeout: Duration = Patience.long, _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let end = clock.now + timeout
     while clock.now < end {
@@ -216,24 +218,30 @@ func eventually(within timeout: Duration = Patience.long, _ condition: () -> Boo
 
 /// A mosquitto broker of the test's own: its config in a temporary directory, listening on
 /// 127.0.0.1 at a free port (never a fixed one).
-final class Broker: Sendable {
-    struct TLSFiles: Sendable {
-        var ca: URL
-        var certificate: URL
-        var key: URL
+public final class Broker: Sendable {
+    public struct TLSFiles: Sendable {
+        public var ca: URL
+        public var certificate: URL
+        public var key: URL
+
+        public init(ca: URL, certificate: URL, key: URL) {
+            self.ca = ca
+            self.certificate = certificate
+            self.key = key
+        }
     }
 
-    let directory: URL
-    let port: UInt16
+    public let directory: URL
+    public let port: UInt16
     /// With TLS: the mqtts listener (`port` stays plain, for mosquitto_sub).
-    let tlsPort: UInt16?
+    public let tlsPort: UInt16?
     private let config: URL
     private let child = Mutex<Child?>(nil)
     private let starts = Mutex(0)
     private let subscribers = Mutex<[Subscriber]>([])
 
     /// mqtt://[user:password@]127.0.0.1:port
-    func url(user: String? = nil, password: String? = nil) throws -> MQTTBrokerURL {
+    public func url(user: String? = nil, password: String? = nil) throws -> MQTTBrokerURL {
         let credentials = user.map { user in password.map { "\(user):\($0)@" } ?? "\(user)@" } ?? ""
         return try MQTTBrokerURL(parsing: "mqtt://\(credentials)127.0.0.1:\(port)")
     }
@@ -247,7 +255,7 @@ final class Broker: Sendable {
 
     /// `persistence`: the broker keeps sessions and queued messages across a restart.
     /// `users`: name → password; anonymous clients are then refused.
-    static func start(persistence: Bool = false, users: [String: String] = [:], tls: TLSFiles? = nil)
+    public static func start(persistence: Bool = false, users: [String: String] = [:], tls: TLSFiles? = nil)
         async throws -> Broker
     {
         let directory = try makeTemporaryDirectory()
@@ -300,7 +308,7 @@ final class Broker: Sendable {
     }
 
     /// Starts (or starts again, on the same port) and waits until it accepts connections.
-    func start() async throws {
+    public func start() async throws {
         let count = starts.withLock { count in
             count += 1
             return count
@@ -316,12 +324,12 @@ final class Broker: Sendable {
     }
 
     /// SIGSTOP: the broker hangs, reading nothing and acknowledging nothing, its sockets open.
-    func freeze() {
+    public func freeze() {
         child.withLock { $0?.send(SIGSTOP) }
     }
 
     /// SIGTERM (mosquitto saves its persistence file on the way out) and wait for the exit.
-    func stop() async {
+    public func stop() async {
         let child = self.child.withLock { child in
             defer { child = nil }
             return child
@@ -330,7 +338,7 @@ final class Broker: Sendable {
     }
 
     /// mosquitto_sub against this broker, stopped by `remove()`.
-    func subscriber(topics: [String], format: String = "%t %r %q %x", extra: [String] = []) throws
+    public func subscriber(topics: [String], format: String = "%t %r %q %x", extra: [String] = []) throws
         -> Subscriber
     {
         let subscriber = try Subscriber(
@@ -340,7 +348,7 @@ final class Broker: Sendable {
     }
 
     /// mosquitto_pub against this broker, QoS 1.
-    func publish(_ topic: String, _ text: String, retain: Bool = false) async throws {
+    public func publish(_ topic: String, _ text: String, retain: Bool = false) async throws {
         let arguments =
             ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", topic, "-m", text] + (retain ? ["-r"] : [])
         let (status, output) = try await run(Tools.pub ?? "mosquitto_pub", arguments)
@@ -348,7 +356,7 @@ final class Broker: Sendable {
     }
 
     /// mosquitto_sub for at most `count` messages (retained ones come at once) or `timeout`.
-    func retained(_ topic: String, count: Int = 1, timeout: Int = 20) async throws -> [String] {
+    public func retained(_ topic: String, count: Int = 1, timeout: Int = 20) async throws -> [String] {
         let arguments = [
             "-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", topic, "-C", "\(count)", "-W", "\(timeout)",
             "-F", "%t %r %p",
@@ -359,7 +367,7 @@ final class Broker: Sendable {
     }
 
     /// Stops the broker and the subscribers, and removes the files.
-    func remove() async {
+    public func remove() async {
         for subscriber in subscribers.withLock({ $0 }) { await subscriber.stop() }
         await stop()
         try? FileManager.default.removeItem(at: directory)
@@ -367,11 +375,11 @@ final class Broker: Sendable {
 }
 
 /// mosquitto_sub running for the whole test: what an independent client saw, line by line.
-final class Subscriber: Sendable {
+public final class Subscriber: Sendable {
     private let child: Child
 
     /// `-F` format `format` (default: topic, retain flag, QoS, payload in hex), QoS 1.
-    init(
+    public init(
         port: UInt16, topics: [String], format: String = "%t %r %q %x", extra: [String] = [], directory: URL
     ) throws {
         var arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-F", format] + extra
@@ -381,11 +389,11 @@ final class Subscriber: Sendable {
             output: directory.appendingPathComponent("sub-\(UUID().uuidString.prefix(8)).txt"))
     }
 
-    var lines: [String] { child.lines }
+    public var lines: [String] { child.lines }
 
     /// Publishes `probe` with `client` every 100 ms until this subscriber prints it: it is then
     /// subscribed.
-    func waitUntilSubscribed(_ client: MQTTClient, probe: MQTTMessage) async -> Bool {
+    public func waitUntilSubscribed(_ client: MQTTClient, probe: MQTTMessage) async -> Bool {
         let clock = ContinuousClock()
         let end = clock.now + Patience.long
         while clock.now < end {
@@ -398,19 +406,21 @@ final class Subscriber: Sendable {
         return false
     }
 
-    func wait(within timeout: Duration = Patience.long, until condition: ([String]) -> Bool) async -> Bool {
+    public func wait(within timeout: Duration = Patience.long, until condition: ([String]) -> Bool) async
+        -> Bool
+    {
         await eventually(within: timeout) { condition(child.lines) }
     }
 
-    func stop() async { await child.stop() }
+    public func stop() async { await child.stop() }
 }
 
 /// Collects a client's events (its one consumer) for the test to look at.
-final class EventLog: Sendable {
+public final class EventLog: Sendable {
     private let events = Mutex<[MQTTEvent]>([])
     private let finished = Mutex(false)
 
-    init(_ client: MQTTClient) {
+    public init(_ client: MQTTClient) {
         let stream = client.events
         Task { [self] in
             for await event in stream { events.withLock { $0.append(event) } }
@@ -418,59 +428,49 @@ final class EventLog: Sendable {
         }
     }
 
-    var all: [MQTTEvent] { events.withLock { $0 } }
-    var isFinished: Bool { finished.withLock { $0 } }
+    public var all: [MQTTEvent] { events.withLock { $0 } }
+    public var isFinished: Bool { finished.withLock { $0 } }
 
-    func count(of wanted: MQTTEvent) -> Int { all.filter { $0 == wanted }.count }
+    public func count(of wanted: MQTTEvent) -> Int { all.filter { $0 == wanted }.count }
 
-    var disconnections: Int {
+    public var disconnections: Int {
         all.filter {
             if case .disconnected = $0 { return true }
             return false
         }.count
     }
 
-    var dropped: Int {
+    public var dropped: Int {
         all.reduce(0) {
             if case .dropped(let count) = $1 { return $0 + count }
             return $0
         }
     }
 
-    var messages: [MQTTMessage] {
+    public var messages: [MQTTMessage] {
         all.compactMap {
             if case .message(let message) = $0 { return message }
             return nil
         }
     }
 
-    func wait(within timeout: Duration = Patience.long, until condition: (EventLog) -> Bool) async -> Bool {
+    public func wait(within timeout: Duration = Patience.long, until condition: (EventLog) -> Bool) async
+        -> Bool
+    {
         await eventually(within: timeout) { condition(self) }
     }
 }
 
-func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+public func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
-func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+public func hex(_ text: String) -> String { hex(Array(text.utf8)) }
 
 /// Options with short delays, so that the tests stay short.
-func quickOptions(_ clientID: String = "hrm-test-\(UUID().uuidString.prefix(8))") -> MQTTOptions {
+public func quickOptions(_ clientID: String = "hrm-test-\(UUID().uuidString.prefix(8))") -> MQTTOptions {
     var options = MQTTOptions(clientID: clientID)
     // Longer than any wait a test makes: an error that is not .timeout came from the broker or
     // the network, not from the clock.
     options.connectTimeout = .seconds(60)
     options.reconnectDelay = .milliseconds(50) ... .milliseconds(200)
     return options
-}
-
-/// The MQTTError connect() throws (an issue if it does not).
-func connectError(_ client: MQTTClient, sourceLocation: SourceLocation = #_sourceLocation) async -> MQTTError?
-{
-    do {
-        try await client.connect()
-        Issue.record("connect() succeeded", sourceLocation: sourceLocation)
-        return nil
-    } catch {
-        return error
-    }
 }

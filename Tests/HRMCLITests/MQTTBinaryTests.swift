@@ -1,0 +1,246 @@
+import BrokerSupport
+import Foundation
+import Testing
+
+/// `hrm watch --mqtt` and `hrm team`, the built binary, against a real mosquitto broker of the
+/// test's own, checked with mosquitto's own clients.
+@Suite struct MQTTBinaryTests {
+    static func available(test: String = #function) -> Bool { Tools.brokerAvailable(test: test) }
+
+    /// `topic payload` lines of a `-F "%t %p"` subscriber, as pairs.
+    static func messages(_ lines: [String]) -> [(topic: String, payload: String)] {
+        lines.compactMap { line in
+            guard let space = line.firstIndex(of: " ") else { return nil }
+            return (String(line[..<space]), String(line[line.index(after: space)...]))
+        }
+    }
+
+    static func measurementLines(_ stdout: String) -> [String] {
+        stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix(#"{"type":"measurement""#) }
+    }
+
+    /// Every measurement hrm printed reaches the broker as the same JSON, in order, on the strap's
+    /// topic; the retained topics hold the last BPM, state, info and battery, `offline` after a
+    /// clean stop, and Home Assistant's configs.
+    @Test func publishesTheTopicContract() async throws {
+        guard Self.available() else { return }
+        try await withBroker { broker in
+            let live = try broker.subscriber(topics: ["#"], format: "%t %p")
+            let result = try await HRMProcess.runUnderSim(
+                "two-straps",
+                [
+                    "watch", "--all", "--json", "--count", "6", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
+                    "--mqtt-id", "pi-test",
+                ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                await live.wait {
+                    $0.contains("pi-test/status offline") || $0.contains("hrm/pi-test/status offline")
+                })
+            let seen = Self.messages(live.lines)
+            let printed = Self.measurementLines(result.stdout)
+            #expect(printed.count == 6)
+            let published = seen.filter { $0.topic.hasSuffix("/measurement") }
+            #expect(published.map(\.payload) == printed, "the same JSON, in order")
+            for (topic, payload) in published {
+                let device = (try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])?[
+                    "device"]
+                let level = (device as? String ?? "").lowercased().replacingOccurrences(of: ":", with: "")
+                #expect(topic == "hrm/pi-test/\(level)/measurement")
+            }
+            #expect(seen.first?.topic == "hrm/pi-test/status" && seen.first?.payload == "online")
+
+            let retained = try await broker.retained("hrm/pi-test/#", count: 13, timeout: 5)
+            func value(_ topic: String) -> String? {
+                retained.first { $0.hasPrefix(topic + " 1 ") }.map { String($0.dropFirst(topic.count + 3)) }
+            }
+            #expect(value("hrm/pi-test/status") == "offline")
+            let lastBPM = try #require(value("hrm/pi-test/c0ffee000001/bpm"))
+            #expect(Int(lastBPM) != nil, "a plain number: \(lastBPM)")
+            #expect(value("hrm/pi-test/c0ffee000001/battery") == "64")
+            #expect(value("hrm/pi-test/c0ffee000002/state")?.contains(#""state":"stopped""#) == true)
+            #expect(value("hrm/pi-test/c0ffee000002/info")?.contains(#""name":"TICKR 1A2B""#) == true)
+            #expect(value("hrm/pi-test/c0ffee000001/summary")?.contains(#""type":"summary""#) == true)
+
+            let configs = try await broker.retained("homeassistant/#", count: 4, timeout: 5)
+            #expect(configs.count == 4, "\(configs)")
+            let bpmConfig = try #require(
+                configs.first { $0.hasPrefix("homeassistant/sensor/hrm_c0ffee000001_bpm/config 1 ") })
+            let json = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(
+                        bpmConfig.dropFirst("homeassistant/sensor/hrm_c0ffee000001_bpm/config 1 ".count).utf8)
+                )
+                    as? [String: Any])
+            #expect(json["state_topic"] as? String == "hrm/pi-test/c0ffee000001/bpm")
+            #expect(json["availability_topic"] as? String == "hrm/pi-test/status")
+            #expect((json["device"] as? [String: Any])?["manufacturer"] as? String == "Garmin")
+        }
+    }
+
+    /// Home Assistant saying `online` (it restarted) gets the configs again; `--no-ha-discovery`
+    /// publishes none.
+    @Test func homeAssistantGetsTheConfigsAgain() async throws {
+        guard Self.available() else { return }
+        try await withBroker { broker in
+            let live = try broker.subscriber(
+                topics: ["homeassistant/sensor/#", "hrm/+/+/measurement"], format: "%t %p")
+            async let run = HRMProcess.runUnderSim(
+                "basic",
+                [
+                    "watch", "--json", "--duration", "8", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
+                    "--mqtt-id", "ha",
+                ])
+            #expect(await live.wait { $0.contains { $0.contains("/measurement ") } })
+            #expect(live.lines.filter { $0.contains("_bpm/config") }.count == 1)
+            try await broker.publish("homeassistant/status", "online")
+            #expect(await live.wait { $0.filter { $0.contains("_bpm/config") }.count == 2 })
+            let result = try await run
+            #expect(result.status == 0, "\(result.stderr)")
+
+            let quiet = try broker.subscriber(topics: ["#"], format: "%t %p")
+            let none = try await HRMProcess.runUnderSim(
+                "basic",
+                [
+                    "watch", "--count", "1", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id",
+                    "quiet",
+                    "--no-ha-discovery",
+                ])
+            #expect(none.status == 0, "\(none.stderr)")
+            #expect(await quiet.wait { $0.contains("hrm/quiet/status offline") })
+            #expect(
+                !quiet.lines.contains {
+                    $0.hasPrefix("homeassistant/sensor/hrm_d24b7e102030") && $0.contains("quiet")
+                })
+        }
+    }
+
+    /// `kill -9`: no goodbye, so the broker publishes the last will: `offline`.
+    @Test func theLastWillAfterKill9() async throws {
+        guard Self.available() else { return }
+        try await withBroker { broker in
+            let live = try broker.subscriber(topics: ["hrm/will/#"], format: "%t %p")
+            let pidFile = WatchBinaryTests.temporary("hrm.pid")
+            defer { try? FileManager.default.removeItem(atPath: pidFile) }
+            let hrm = HRMProcess.binary.path
+            async let run = HRMProcess.runUnderSim(
+                "basic", [],
+                shell:
+                    "'\(hrm)' watch --duration 30 --mqtt mqtt://127.0.0.1:\(broker.port) --mqtt-id will & echo $! > '\(pidFile)'; wait"
+            )
+            #expect(await live.wait { $0.contains { $0.contains("/measurement ") } })
+            let pid = try #require(
+                Int32(
+                    try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(
+                        in: .whitespacesAndNewlines)))
+            kill(pid, SIGKILL)
+            #expect(await live.wait { $0.last == "hrm/will/status offline" }, "\(live.lines.suffix(3))")
+            _ = try await run
+        }
+    }
+
+    /// The broker stops for 3 s in the middle of a session: watching goes on, hrm says so on
+    /// stderr, and every measurement it printed reaches the subscriber, in order, once the broker
+    /// is back (a persistent session keeps the subscriber's place across the restart).
+    @Test func aBrokerRestartLosesNothing() async throws {
+        guard Self.available() else { return }
+        try await withBroker(persistence: true) { broker in
+            let subscriber = try broker.subscriber(
+                topics: ["hrm/+/+/measurement"], format: "%t %p", extra: ["-c", "-i", "restart-witness"])
+            try await Task.sleep(for: .milliseconds(500))
+            async let run = HRMProcess.runUnderSim(
+                "basic",
+                [
+                    "watch", "--json", "--duration", "11", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
+                    "--mqtt-id", "r",
+                ])
+            #expect(await subscriber.wait { $0.count >= 2 })
+            await broker.stop()
+            try await Task.sleep(for: .seconds(3))
+            try await broker.start()
+            let result = try await run
+            #expect(result.status == 0, "\(result.stderr)")
+            let printed = Self.measurementLines(result.stdout)
+            #expect(printed.count >= 6)
+            #expect(await subscriber.wait { Self.messages($0).count >= printed.count })
+            var received: [String] = []
+            for (_, payload) in Self.messages(subscriber.lines)
+            where received.last != payload && !received.contains(payload) {
+                received.append(payload)
+            }
+            #expect(received == printed, "\(received.count) received, \(printed.count) printed")
+            #expect(result.stderr.contains("lost the MQTT broker"), "\(result.stderr)")
+            #expect(result.stderr.contains("again; sending"), "\(result.stderr)")
+            #expect(result.stdout.contains(#""code":"mqtt_disconnected""#))
+        }
+    }
+
+    /// A broker that refuses the credentials, or none at all: a clear error before hrm touches the
+    /// strap.
+    @Test func refusedOrUnreachableBeforeTheStrap() async throws {
+        guard Self.available() else { return }
+        try await withBroker(users: ["coach": "secret"]) { broker in
+            let log = WatchBinaryTests.temporary("refused.jsonl")
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            let refused = try await HRMProcess.runUnderSim(
+                "basic", ["watch", "--json", "--mqtt", "mqtt://coach:hunter2x@127.0.0.1:\(broker.port)"],
+                log: log)
+            #expect(refused.status == 77, "\(refused.stderr)")
+            #expect(refused.stderr.contains("MQTT:"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("hunter2x"), "the password is never printed")
+            #expect(refused.stdout.contains(#""code":"mqtt_refused""#))
+            #expect(!refused.stdout.contains("connecting"))
+            let calls = try WatchBinaryTests.calls(log)
+            #expect(!calls.contains("Connect"), "\(calls)")
+
+            let accepted = try await HRMProcess.runUnderSim(
+                "basic", ["watch", "--count", "1", "--mqtt", "mqtt://coach:secret@127.0.0.1:\(broker.port)"])
+            #expect(accepted.status == 0, "\(accepted.stderr)")
+        }
+        let port = try freePort()
+        let unreachable = try await HRMProcess.runUnderSim(
+            "basic", ["watch", "--mqtt", "mqtt://127.0.0.1:\(port)"])
+        #expect(unreachable.status == 69, "\(unreachable.stderr)")
+        #expect(unreachable.stderr.contains("127.0.0.1:\(port)"), "\(unreachable.stderr)")
+    }
+
+    /// Two hrm processes as two hosts publishing to one broker; `hrm team --json` shows both, each
+    /// measurement with its source.
+    @Test func twoHostsInOneTeam() async throws {
+        guard Self.available() else { return }
+        try await withBroker { broker in
+            let directory = try makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let team = try Child(
+                HRMProcess.binary.path,
+                ["team", "mqtt://127.0.0.1:\(broker.port)", "--json", "--count", "8"],
+                output: directory.appendingPathComponent("team.txt"))
+            // Subscribed once it has said so on stderr (merged into the same file).
+            #expect(await eventually { team.text.contains("connected to") })
+            let hrm = HRMProcess.binary.path
+            let url = "mqtt://127.0.0.1:\(broker.port)"
+            let hosts = try await HRMProcess.runUnderSim(
+                "two-straps", [],
+                shell: """
+                    '\(hrm)' watch C0:FF:EE:00:00:01 --count 5 --mqtt \(url) --mqtt-id host-a > /dev/null &
+                    '\(hrm)' watch C0:FF:EE:00:00:02 --count 5 --mqtt \(url) --mqtt-id host-b > /dev/null &
+                    wait
+                    """)
+            #expect(hosts.status == 0, "\(hosts.stderr)")
+            #expect(await team.waitForExit(timeout: .seconds(30)))
+            #expect(team.status == 0, "\(team.text)")
+            let lines = team.lines.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(lines.count == 8, "\(team.text)")
+            let sources = Set(lines.compactMap { $0["source"] as? String })
+            #expect(sources == ["host-a", "host-b"])
+            for line in lines {
+                #expect(line["type"] as? String == "measurement")
+                let expected =
+                    line["source"] as? String == "host-a" ? "C0:FF:EE:00:00:01" : "C0:FF:EE:00:00:02"
+                #expect(line["device"] as? String == expected)
+            }
+        }
+    }
+}
