@@ -1,6 +1,6 @@
 public import ArgumentParser
 
-/// `hrm watch`: live heart rate from one strap, reconnecting by itself after a drop.
+/// `hrm watch`: live heart rate from one strap or several, reconnecting by itself after a drop.
 public struct WatchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "watch",
@@ -8,7 +8,10 @@ public struct WatchCommand: AsyncParsableCommand {
         discussion: """
             DEVICE is an address (AA:BB:CC:DD:EE:FF) or a case-insensitive part of the name. \
             Without it hrm uses the last device it watched, else the monitor with the strongest \
-            signal a short scan finds.
+            signal a short scan finds. Several DEVICEs (or --all, every monitor the scan finds) \
+            are watched at once, each with its own connection and reconnects, into one output \
+            that names the strap on every line (a live table on a terminal); ADAPTER/DEVICE \
+            (hci1/AA:BB:CC:DD:EE:FF) reaches a strap through another adapter.
 
             On a terminal hrm shows a live line; into a pipe one line per event; --json prints \
             JSON lines (see the README) and --csv a header and one row per measurement. After a \
@@ -24,8 +27,14 @@ public struct WatchCommand: AsyncParsableCommand {
             --on-alert runs a shell command for each. A summary (time connected, min/avg/max, \
             time in zones, the session's HRV) comes before the final status.
 
+            --mqtt URL also publishes everything to an MQTT broker (topics in the README: \
+            hrm/ID/DEVICE/measurement, .../bpm, .../state, ...; Home Assistant discovery unless \
+            --no-ha-discovery); while the broker is away the messages wait, in order, and go when \
+            it is back. hrm team URL shows every host's straps.
+
             Exit status: 0 on a clean stop, 1 when the device was not found (or the link dropped \
-            with --no-reconnect), 69 when Bluetooth is unavailable, 77 when access is denied.
+            with --no-reconnect), 69 when Bluetooth or the MQTT broker is unavailable, 77 when \
+            access is denied (or the broker refuses the credentials).
             """
     )
 

@@ -134,8 +134,12 @@ final class MQTTSink: EventSink {
         switch event.kind {
         case .measurement(let m, _):
             publish(event, .measurement, retain: false)
+            // QoS 0: the next measurement replaces it within a second or so, and an acknowledgement
+            // per notification is a wake-up and a read per notification.
             client.publish(
-                MQTTMessage(topic: topics.device(device, .bpm), text: String(m.heartRate), retain: true))
+                MQTTMessage(
+                    topic: topics.device(device, .bpm), text: String(m.heartRate), qos: .atMostOnce,
+                    retain: true))
         case .status:
             know(device)
             publish(event, .state, retain: true)
