@@ -12,12 +12,16 @@ let package = Package(
     products: [
         .executable(name: "hrm", targets: ["hrm"]),
         .executable(name: "hrm-sim", targets: ["hrm-sim"]),
+        .executable(name: "hrm-serve", targets: ["hrm-serve"]),
         .library(name: "HeartRate", targets: ["HeartRate"]),
         .library(name: "HRV", targets: ["HRV"]),
         .library(name: "DBus", targets: ["DBus"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Pure decoder for the Heart Rate Service: no Foundation, no D-Bus, no dependencies.
@@ -50,6 +54,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict),
+        // `hrm serve`'s web server (Hummingbird on SwiftNIO), an executable of its own that `hrm
+        // serve` runs in its place: the server's libraries stay out of `hrm watch`.
+        .executableTarget(
+            name: "hrm-serve",
+            dependencies: [
+                "HRMCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "hrm-sim",
             dependencies: [

@@ -29,8 +29,13 @@ final class SessionStop: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Called once when the session is stopped, before its task is cancelled: `hrm serve` closes
+    /// its clients there, before the strap is let go.
+    private let whenStopped: (@Sendable () -> Void)?
 
-    init() {}
+    init(whenStopped: (@Sendable () -> Void)? = nil) {
+        self.whenStopped = whenStopped
+    }
 
     /// Why the session was stopped, or nil when nothing stopped it.
     var reason: Reason? { state.withLock { $0.reason } }
@@ -46,7 +51,10 @@ final class SessionStop: Sendable {
         // thread, within the BlueZ client's notify session lock), where a handler that takes one
         // of those locks (StopNotify's detach does) would deadlock.
         guard let cancel else { return }
-        Task.detached { cancel() }
+        Task.detached { [whenStopped] in
+            whenStopped?()
+            cancel()
+        }
     }
 
     /// Runs `body` in a task that `stop` cancels; Ctrl-C, SIGTERM and SIGHUP (the terminal went

@@ -33,14 +33,18 @@ struct WatchOptions: Sendable {
 /// stdout stops it, all through one `SessionStop`.
 struct WatchSession: Sendable {
     let options: WatchOptions
-    let stop = SessionStop()
+    let stop: SessionStop
     let counter: SessionCounter
     let stdout: StdoutSink
     let pipeline: EventPipeline
 
     /// Runs a session for `options`: first makes sure a recording can be written (a path that
     /// exists, a folder that cannot be made: told before connecting, exit 73), then watches.
-    static func run(_ options: WatchOptions) async -> Int32 {
+    /// `extraSinks` (`hrm serve`'s feed) get every event after the others; `whenStopped` runs as
+    /// the session is stopped, before the strap is let go.
+    static func run(
+        _ options: WatchOptions, extraSinks: [any EventSink] = [], whenStopped: (@Sendable () -> Void)? = nil
+    ) async -> Int32 {
         var target: RecordingSink.Target? = nil
         if let recording = options.recording {
             do throws(RecordingFile.Failure) {
@@ -68,7 +72,9 @@ struct WatchSession: Sendable {
                 }
             }
         }
-        let session = WatchSession(options: options, recording: target, mqtt: mqtt, relay: relay)
+        let session = WatchSession(
+            options: options, recording: target, mqtt: mqtt, relay: relay, extraSinks: extraSinks,
+            stop: SessionStop(whenStopped: whenStopped))
         return await session.run()
     }
 
@@ -86,10 +92,10 @@ struct WatchSession: Sendable {
 
     init(
         options: WatchOptions, recording: sending RecordingSink.Target? = nil, mqtt: MQTTSink? = nil,
-        relay: EventRelay = EventRelay()
+        relay: EventRelay = EventRelay(), extraSinks: [any EventSink] = [], stop: SessionStop = SessionStop()
     ) {
         self.options = options
-        let stop = self.stop
+        self.stop = stop
         counter = options.limits.counter(stop)
         stdout = StdoutSink(
             renderer: StdoutSink.renderer(
@@ -99,7 +105,8 @@ struct WatchSession: Sendable {
         var queued = Self.queuedSinks(options, relay)
         if let recording { queued.insert(Self.recorder(recording, options, relay), at: 0) }
         if let mqtt { queued.append(mqtt) }
-        pipeline = EventPipeline(processors: Self.processors(options, counter), sinks: queued + [stdout])
+        pipeline = EventPipeline(
+            processors: Self.processors(options, counter), sinks: queued + extraSinks + [stdout])
         relay.connect(pipeline)
     }
 

@@ -1,0 +1,90 @@
+public import ArgumentParser
+
+/// `hrm serve`'s own options: where it listens and whom it lets in.
+public struct ServeArguments: ParsableArguments, Sendable {
+    @Option(
+        help: ArgumentHelp(
+            "Listen here: HOST:PORT, [IPv6]:PORT or :PORT (every interface). Default: loopback only.",
+            valueName: "host:port"))
+    public var listen = "127.0.0.1:8757"
+
+    @Option(
+        help: ArgumentHelp(
+            "Let pages from this origin (https://overlay.example) open the WebSocket; repeatable.",
+            valueName: "origin"))
+    public var allowOrigin: [String] = []
+
+    @Option(help: ArgumentHelp("Serve at most this many feed clients at once.", valueName: "n"))
+    public var maxClients = 64
+
+    @Option(
+        help: ArgumentHelp(
+            "What the page shows after 3 s without a measurement (its ?offline= parameter overrides it).",
+            valueName: "text"))
+    public var offlineText = "disconnected"
+
+    @Flag(help: "Log clients coming and going on stderr.")
+    public var verbose = false
+
+    public init() {}
+
+    public func validate() throws {
+        guard let address = ListenAddress(listen) else {
+            throw ValidationError(
+                "--listen '\(TerminalText.sanitised(listen, limit: 60))': give HOST:PORT, [IPv6]:PORT or :PORT with a port from 1 to 65535"
+            )
+        }
+        _ = address
+        if maxClients < 1 { throw ValidationError("--max-clients must be at least 1") }
+        for origin in allowOrigin where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
+            throw ValidationError(
+                "--allow-origin '\(TerminalText.sanitised(origin, limit: 60))': an origin is scheme://host[:port], like https://overlay.example"
+            )
+        }
+        if offlineText.count > 200 { throw ValidationError("--offline-text is longer than 200 characters") }
+    }
+
+    /// The address to bind.
+    public var address: ListenAddress {
+        ListenAddress(listen) ?? ListenAddress(host: "127.0.0.1", port: 8757)
+    }
+}
+
+/// `--listen`: a host (a name, an IPv4 address, an IPv6 one without brackets) and a port.
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `HOST:PORT`, `[IPv6]:PORT`, `:PORT` (every interface, `0.0.0.0`).
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+            guard host.contains(":") else { return nil }
+        } else if host.contains(":") {
+            return nil  // IPv6 needs brackets: [::1]:8757
+        }
+        if host.isEmpty { host = "0.0.0.0" }
+        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) }) else {
+            return nil
+        }
+        self.host = host
+        self.port = port
+    }
+
+    /// `http://127.0.0.1:8757/`, for the log line people click.
+    public var url: String {
+        let shown = host == "0.0.0.0" ? "localhost" : host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port)/"
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,153 @@
+import Synchronization
+
+/// Something outside HRMCLI that takes the session's events as they happen: a web client of
+/// `hrm serve` (its bounded queue).
+public protocol FeedListener: AnyObject, Sendable {
+    /// One event as the JSON object `watch --json` prints, in the session's order, on the thread
+    /// that sent the event: it must return at once (queue it, or drop the client).
+    func receive(_ line: String)
+}
+
+/// What `hrm serve` serves: every event of the session, to every listener, as `watch --json`
+/// prints it; and for a client that comes in the middle, the current state first (each strap's
+/// last status, info, battery, measurement and HRV) and a snapshot for `/api/current`.
+///
+/// A sink of the session's pipeline: `receive` runs under the pipeline's lock, so a listener added
+/// here gets the current state and then every later event, none twice and none missed.
+public final class LiveFeed: Sendable {
+    private struct State {
+        var listeners: [any FeedListener] = []
+        var straps = DeviceTable<StrapState>()
+        /// The last status without a strap (`scanning`), until a strap has one.
+        var sessionStatus: String? = nil
+    }
+
+    /// A strap as a new client first sees it.
+    struct StrapState {
+        var status: String? = nil
+        var state: String? = nil
+        var info: String? = nil
+        var name: String? = nil
+        var battery: Int? = nil
+        var batteryLine: String? = nil
+        var measurement: String? = nil
+        var hrv: String? = nil
+        var bpm = Tally()
+    }
+
+    /// Min, average and max BPM of the session so far (heart rates above 0).
+    struct Tally {
+        var count = 0
+        var sum = 0
+        var minimum: Int? = nil
+        var maximum: Int? = nil
+
+        mutating func add(_ bpm: Int) {
+            guard bpm > 0 else { return }
+            count += 1
+            sum += bpm
+            minimum = min(minimum ?? bpm, bpm)
+            maximum = max(maximum ?? bpm, bpm)
+        }
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Adds `listener` and returns the lines it gets first: the current state, oldest first.
+    public func add(_ listener: any FeedListener) -> [String] {
+        state.withLock { state in
+            state.listeners.append(listener)
+            var lines: [String] = []
+            if let status = state.sessionStatus { lines.append(status) }
+            for device in state.straps.devices {
+                guard let strap = state.straps[device] else { continue }
+                lines += [strap.status, strap.info, strap.batteryLine, strap.measurement, strap.hrv]
+                    .compactMap { $0 }
+            }
+            return lines
+        }
+    }
+
+    public func remove(_ listener: any FeedListener) {
+        state.withLock { state in state.listeners.removeAll { $0 === listener } }
+    }
+
+    /// Listeners now.
+    public var listenerCount: Int { state.withLock { $0.listeners.count } }
+
+    /// `/api/current`: `{"straps":[{"device","name","state","battery","measurement","session"}]}`.
+    public func current() -> String {
+        state.withLock { state in
+            var straps: [String] = []
+            for device in state.straps.devices {
+                guard let strap = state.straps[device] else { continue }
+                var json = JSONLine()
+                json.add("device", device)
+                json.add("name", strap.name)
+                json.add("state", strap.state)
+                json.add("battery", strap.battery)
+                var session = JSONLine()
+                session.add("measurements", strap.bpm.count)
+                session.add("min_bpm", strap.bpm.minimum)
+                session.add(
+                    "avg_bpm",
+                    strap.bpm.count > 0
+                        ? HRVRendering.rounded(Double(strap.bpm.sum) / Double(strap.bpm.count)) : nil)
+                session.add("max_bpm", strap.bpm.maximum)
+                straps.append(
+                    json.line.dropLast() + #","measurement":"# + (strap.measurement ?? "null")
+                        + #","session":"#
+                        + session.line + "}")
+            }
+            return #"{"straps":["# + straps.joined(separator: ",") + "]}"
+        }
+    }
+
+    func take(_ event: MonitorEvent) {
+        let line = MonitorEventJSON.line(event)
+        state.withLock { state in
+            if let device = event.device {
+                state.straps[device, default: StrapState()].update(event, line)
+            } else if case .status = event.kind {
+                state.sessionStatus = line
+            }
+            for listener in state.listeners { listener.receive(line) }
+        }
+    }
+}
+
+extension LiveFeed.StrapState {
+    fileprivate mutating func update(_ event: MonitorEvent, _ line: String) {
+        switch event.kind {
+        case .status(let state, _):
+            status = line
+            self.state = state.rawValue
+            // A measurement from before a drop is not the heart rate now.
+            if state != .connected { measurement = nil }
+        case .info(let name, _, let battery, _, _):
+            info = line
+            self.name = name ?? self.name
+            if let battery { self.battery = battery }
+        case .battery(let percent):
+            battery = percent
+            batteryLine = line
+        case .measurement(let m, _):
+            measurement = line
+            bpm.add(Int(m.heartRate))
+        case .hrv:
+            hrv = line
+        case .alert, .summary, .device, .error:
+            break
+        }
+    }
+}
+
+/// The feed as one of the session's sinks.
+struct LiveFeedSink: EventSink {
+    let feed: LiveFeed
+
+    func receive(_ event: MonitorEvent) { feed.take(event) }
+    func finish() async {}
+}

@@ -1,0 +1,19 @@
+/// The watch side of `hrm serve`, for the `hrm-serve` executable: the strap(s) found and watched
+/// exactly as `hrm watch` does (same options, same output on stdout), every event into `feed`.
+public enum ServeSession {
+    /// Runs until Ctrl-C, SIGTERM or a limit; `whenStopped` runs first (close the clients), then
+    /// the strap is let go as watch does. Returns watch's exit status.
+    public static func run(
+        _ arguments: WatchArguments, feed: LiveFeed, whenStopped: @escaping @Sendable () -> Void
+    ) async -> Int32 {
+        StandardOutput.prepare()
+        return await WatchSession.run(
+            arguments.options(command: "serve", recording: nil), extraSinks: [LiveFeedSink(feed: feed)],
+            whenStopped: whenStopped)
+    }
+
+    /// A line for people on stderr (`hrm serve: ...`), escaped like every diagnostic.
+    public static func log(_ text: String) {
+        StandardOutput.diagnostic("hrm serve: \(text)")
+    }
+}
