@@ -289,6 +289,25 @@ import Testing
         }
     }
 
+    /// Two adapters with room for one link each: `ADAPTER/DEVICE` spreads two straps over them
+    /// and both stream; a device seen by each adapter is a device of each.
+    @Test func strapsSpreadOverTwoAdapters() async throws {
+        let scenario = WatchBinaryTests.temporary("two-adapters.json")
+        defer { try? FileManager.default.removeItem(atPath: scenario) }
+        try #"""
+        {"adapters": [{"name": "hci0", "address": "00:AA:01:00:00:00", "maxConnections": 1},
+                      {"name": "hci1", "address": "00:AA:01:00:00:01", "maxConnections": 1}],
+         "devices": [
+           {"address": "C0:FF:EE:00:06:01", "adapter": "hci0", "name": "Left", "uuids": ["180d"], "heartRate": {"bpm": 120, "seed": 1}},
+           {"address": "C0:FF:EE:00:06:02", "adapter": "hci1", "name": "Right", "uuids": ["180d"], "heartRate": {"bpm": 80, "seed": 2}}]}
+        """#.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let result = try await HRMProcess.runUnderSim(
+            scenario, ["watch", "--json", "--count", "6", "hci0/left", "hci1/right"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(WatchSeveralStrapsTests.measurements(result.stdout, of: "C0:FF:EE:00:06:01").count >= 2)
+        #expect(WatchSeveralStrapsTests.measurements(result.stdout, of: "C0:FF:EE:00:06:02").count >= 2)
+    }
+
     /// An adapter that refuses a Connect while another is pending: hrm's connects take turns, so
     /// none is refused and all three stream.
     @Test func connectsTakeTurns() async throws {
