@@ -18,8 +18,14 @@ public struct ExportCommand: ParsableCommand {
             trackpoint per second. csv and json are what hrm watch --csv and --json printed. \
             Times are UTC; a drop is a gap, never invented samples.
 
-            Exit status: 0, 65 when SESSION is not a recording, 66 when it cannot be read, 73 \
-            when FILE cannot be written.
+            A recording of several straps (watch --all, watch DEV1 DEV2) is one activity per \
+            strap: fit and tcx need --device ADDRESS (or a part of the strap's name) to pick one; \
+            csv and json keep every strap (each row and line names its device) unless --device \
+            narrows them.
+
+            Exit status: 0, 64 when fit or tcx is asked of several straps without --device, or \
+            --device names none (the straps are listed), 65 when SESSION is not a recording, 66 \
+            when it cannot be read, 73 when FILE cannot be written.
             """
     )
 
@@ -36,6 +42,11 @@ public struct ExportCommand: ParsableCommand {
 
     @Option(help: "The sport: generic, running, cycling, training, walking, ... (FIT's names).")
     public var sport: String = "generic"
+
+    @Option(
+        help: ArgumentHelp(
+            "The strap of a recording of several: its address, or a part of its name.", valueName: "address"))
+    public var device: String?
 
     public init() {}
 
@@ -58,14 +69,23 @@ public struct ExportCommand: ParsableCommand {
             StandardOutput.diagnostic("hrm export: \(error)")
             throw ExitCode(66)
         }
-        let recorded: RecordedSession
+        let source = RRInput.name(of: session)
+        var recorded: RecordedSession
         do {
-            recorded = try RecordedSession(text: text, source: RRInput.name(of: session))
+            recorded = try RecordedSession(text: text, source: source)
         } catch {
             StandardOutput.diagnostic("hrm export: \(error)")
             throw ExitCode(65)
         }
         for warning in recorded.warnings { StandardOutput.diagnostic("hrm export: warning: \(warning)") }
+        if let strap = try chosenStrap(of: recorded, source: source) {
+            do {
+                recorded = try RecordedSession(text: text, source: source, only: strap.device)
+            } catch {
+                StandardOutput.diagnostic("hrm export: \(error)")
+                throw ExitCode(65)
+            }
+        }
         let sport = FITActivity.Sport(name: sport) ?? .generic
         let bytes: [UInt8] =
             switch format {
@@ -75,6 +95,38 @@ public struct ExportCommand: ParsableCommand {
             case .json: Array(SessionExport.json(recorded).map { $0 + "\n" }.joined().utf8)
             }
         try write(bytes)
+    }
+
+    /// The strap to export alone: `--device`'s, nil for the whole recording. FIT and TCX hold one
+    /// strap's heart rate, so a recording of several without `--device` is a usage error (64).
+    private func chosenStrap(of recorded: RecordedSession, source: String) throws -> StrapChoice.Strap? {
+        let straps = recorded.straps
+        guard let device else {
+            guard straps.count > 1, format == .fit || format == .tcx else { return nil }
+            StandardOutput.diagnostic(
+                "hrm export: \(source) holds \(straps.count) straps, and a \(format.rawValue.uppercased()) file takes one: give --device ADDRESS (or a part of the name):"
+                    + Self.list(straps, of: recorded))
+            throw ExitCode(64)  // EX_USAGE
+        }
+        let outcome = StrapChoice.pick(device, among: straps)
+        guard case .found(let strap) = outcome else {
+            StandardOutput.diagnostic(
+                "hrm export: " + StrapChoice.refusal(device, outcome, among: straps, in: source))
+            throw ExitCode(64)
+        }
+        return strap
+    }
+
+    /// A line per strap: `  C0:FF:EE:00:00:01 "HRM-Pro:123456", 10 measurements`.
+    private static func list(_ straps: [StrapChoice.Strap], of recorded: RecordedSession) -> String {
+        var counts: [String: Int] = [:]
+        for measurement in recorded.measurements {
+            if let device = measurement.device { counts[device, default: 0] += 1 }
+        }
+        return StrapChoice.list(straps) { strap in
+            let count = counts[strap.device] ?? 0
+            return ", \(count) measurement\(count == 1 ? "" : "s")"
+        }
     }
 
     private func write(_ bytes: [UInt8]) throws {

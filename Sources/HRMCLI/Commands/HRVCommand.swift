@@ -26,6 +26,13 @@ public struct HRVCommand: ParsableCommand {
             Missed, extra and ectopic beats are corrected first (--no-correction: taken as they \
             are). A gap and the end of each FILE end a run: no successive difference spans them.
 
+            Input from several straps (the device of hrm watch --json lines and recordings, the \
+            device column of hrm watch --csv: watch --all, --record) is analysed per strap, in \
+            the order the input first names them: each its own series, with its own gaps and \
+            artefact correction, under a heading (its name, else its address; with --json, \
+            "device" on every line). --device ADDRESS (or a part of the name) takes one strap \
+            alone and prints it as input of one strap.
+
             --json prints one line per result, with the keys of hrm watch's hrv events: \
             {"type":"hrv","beats":600,"artefacts":0,"mean_nn_ms":953.15,...,"alpha1":0.32}; per \
             window, "start" and "end" (seconds of beat time) come right after "type".
@@ -36,8 +43,10 @@ public struct HRVCommand: ParsableCommand {
               hrm hrv --json --window 5m --step 1m session.csv
 
             Exit status: 0 on success, 65 when a line is not an RR interval or the input has \
-            none (or covers less than one window); the message names the file and line, and \
-            nothing is printed on stdout. 66 when a FILE cannot be read, 64 for usage errors.
+            none (or covers less than one window; of several straps, when none has enough: the \
+            others are left out, named on stderr); the message names the file and line, and \
+            nothing is printed on stdout. 66 when a FILE cannot be read, 64 for usage errors and a \
+            --device that names no strap of the input.
             """
     )
 
@@ -64,6 +73,12 @@ public struct HRVCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per line instead of text.")
     public var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Only this strap of input from several: its address, or a part of its name.",
+            valueName: "address"))
+    public var device: String?
+
     public init() {}
 
     public func validate() throws {
@@ -73,7 +88,7 @@ public struct HRVCommand: ParsableCommand {
     public func run() throws {
         StandardOutput.prepare()
         let sources = files.isEmpty ? ["-"] : files
-        var runs: [[Double]] = []
+        var series = RRSeries()
         for path in sources {
             let text: String
             do {
@@ -84,52 +99,108 @@ public struct HRVCommand: ParsableCommand {
             }
             do {
                 var warnings: [String] = []
-                runs += try RRInput.runs(in: text, source: RRInput.name(of: path), warnings: &warnings)
+                try RRInput.gather(text, source: RRInput.name(of: path), into: &series, warnings: &warnings)
                 for warning in warnings { StandardOutput.diagnostic("hrm hrv: warning: \(warning)") }
             } catch {
                 StandardOutput.diagnostic("hrm hrv: \(error)")
                 throw ExitCode(65)  // EX_DATAERR
             }
         }
-        let intervals = runs.reduce(0) { $0 + $1.count }
-        guard intervals > 0 else { throw failure("no RR intervals in input") }
-
-        // Each run corrected on its own, as the corrector's endRun would (ArtefactCorrectorTests).
-        let beats = runs.flatMap { HRV.correct(rr: $0, correcting: !noCorrection) }
-        guard !beats.isEmpty else { throw failure("no beats left after artefact correction") }
-
-        let spans: [HRVSpan]
-        let covered = beats.reduce(0) { $0 + $1.milliseconds } / 1000
-        if let window {
-            let step = step?.value ?? window.value
-            spans = HRVWindows.windows(beats, window: window.value, step: step)
-            guard !spans.isEmpty else {
-                throw failure(
-                    "the input covers \(HRVText.time(covered)) of beats, less than one --window of \(HRVText.time(window.value))"
-                )
-            }
-        } else {
-            spans = [HRVWindows.whole(beats)]
-        }
-
         let output = LineWriter()
-        if json {
-            for span in spans { output.line(Self.jsonLine(span, windowed: window != nil)) }
+        if let device {
+            let strap = try chosen(device, in: series)
+            try printOne(strap.runs.runs, strap: strap, to: output)
+        } else if series.named.count <= 1 {
+            // One strap, or none named: every interval in one series, as hrv always read it.
+            try printOne(series.all.runs, to: output)
         } else {
-            output.line(header(intervals: intervals, covered: covered))
-            for span in spans {
-                output.line(
-                    "\(HRVText.time(span.start))-\(HRVText.time(span.end))  \(HRVRendering.text(span.metrics))"
-                )
-            }
+            try printEach(series.straps, to: output)
         }
         output.flush()
     }
 
-    /// `{"type":"hrv","start":0,"end":60,"beats":...}`: `start` and `end` (seconds of beat time)
-    /// right after `type`, and only per window; then watch's `hrv` fields (`HRVRendering`).
-    static func jsonLine(_ span: HRVSpan, windowed: Bool) -> String {
+    /// The strap `--device` names: exit 64 when it names none of the input's, or several.
+    private func chosen(_ wanted: String, in series: RRSeries) throws -> RRSeries.Strap {
+        let named = series.named
+        let straps = named.compactMap { strap in
+            strap.device.map { StrapChoice.Strap(device: $0, name: strap.name) }
+        }
+        let outcome = StrapChoice.pick(wanted, among: straps)
+        guard case .found(let strap) = outcome, let found = named.first(where: { $0.device == strap.device })
+        else {
+            StandardOutput.diagnostic(
+                "hrm hrv: " + StrapChoice.refusal(wanted, outcome, among: straps, in: "the input"))
+            throw ExitCode(64)  // EX_USAGE
+        }
+        return found
+    }
+
+    /// One series, printed as hrv always printed it: exit 65 when it has nothing to show.
+    private func printOne(_ runs: [[Double]], strap: RRSeries.Strap? = nil, to output: LineWriter) throws {
+        let report: HRVReport
+        do {
+            report = try HRVReport.analyse(
+                runs, correcting: !noCorrection, window: window?.value, step: step?.value)
+        } catch {
+            throw failure(error.message(strap: strap.map(Self.label)))
+        }
+        for line in lines(of: report, device: nil) { output.line(line) }
+    }
+
+    /// Each strap on its own, in the order the input first named them, each under its heading (in
+    /// JSON, `device` on every line). A strap with too little to show is told on stderr and left
+    /// out; exit 65 only when every one is.
+    private func printEach(_ straps: [RRSeries.Strap], to output: LineWriter) throws {
+        var printed = 0
+        for strap in straps where strap.device != nil || strap.runs.count > 0 {
+            let report: HRVReport
+            do {
+                report = try HRVReport.analyse(
+                    strap.runs.runs, correcting: !noCorrection, window: window?.value, step: step?.value)
+            } catch {
+                StandardOutput.diagnostic("hrm hrv: \(error.message(strap: Self.label(strap))): left out")
+                continue
+            }
+            if !json {
+                if printed > 0 { output.line("") }
+                output.line(Self.heading(strap))
+            }
+            for line in lines(of: report, device: .some(strap.device)) { output.line(line) }
+            printed += 1
+        }
+        guard printed > 0 else { throw failure("no strap of the input has enough beats") }
+    }
+
+    /// The lines of one report; `device` (with JSON) puts `device` on every line, null for the
+    /// lines that named no strap.
+    private func lines(of report: HRVReport, device: String??) -> [String] {
+        if json { return report.spans.map { Self.jsonLine($0, windowed: window != nil, device: device) } }
+        return [header(intervals: report.intervals, covered: report.covered)]
+            + report.spans.map {
+                "\(HRVText.time($0.start))-\(HRVText.time($0.end))  \(HRVRendering.text($0.metrics))"
+            }
+    }
+
+    /// `HRM-Pro:123456 (C0:FF:EE:00:00:01)`, or the address alone when no `info` line named it.
+    static func heading(_ strap: RRSeries.Strap) -> String {
+        guard let device = strap.device else { return "(lines that name no strap)" }
+        let address = TerminalText.sanitised(device, limit: TerminalText.nameLimit)
+        guard let name = strap.name else { return address }
+        return TerminalText.sanitised(name, limit: TerminalText.nameLimit) + " (\(address))"
+    }
+
+    /// A strap in messages.
+    static func label(_ strap: RRSeries.Strap) -> String {
+        guard let device = strap.device else { return "the lines that name no strap" }
+        return StrapChoice.label(StrapChoice.Strap(device: device, name: strap.name))
+    }
+
+    /// `{"type":"hrv","start":0,"end":60,"beats":...}`: `device` right after `type` when the input
+    /// is of several straps, `start` and `end` (seconds of beat time) only per window; then
+    /// watch's `hrv` fields (`HRVRendering`).
+    static func jsonLine(_ span: HRVSpan, windowed: Bool, device: String?? = nil) -> String {
         var line = JSONLine(type: "hrv")
+        if let device { line.add("device", device) }
         if windowed {
             addSeconds("start", span.start, to: &line)
             addSeconds("end", span.end, to: &line)

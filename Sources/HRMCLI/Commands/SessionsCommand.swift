@@ -12,7 +12,9 @@ public struct SessionsCommand: ParsableCommand {
         discussion: """
             The recordings hrm record made in $XDG_DATA_HOME/hrm/sessions/ (by default \
             ~/.local/share/hrm/sessions/): start, duration, strap, average and maximum heart \
-            rate, and the file. --json prints a line per session. A file that cannot be read is \
+            rate, and the file. A recording of several straps is shown by its first strap (the \
+            first it names: its name and heart rate) and +N for the others. --json prints a line \
+            per session, with every strap's address in "devices". A file that cannot be read is \
             named on stderr and left out. Exit status: 0; 66 when the folder cannot be read.
             """
     )
@@ -56,28 +58,58 @@ public struct SessionsCommand: ParsableCommand {
         output.flush()
     }
 
+    /// What a line says of a session: its first strap's figures (all of it when it names one strap
+    /// or none), and how many straps it has.
+    struct Described {
+        let device: String?
+        let name: String?
+        let measurements: [RecordedSession.Measurement]
+        let straps: [StrapChoice.Strap]
+
+        init(_ session: RecordedSession) {
+            straps = session.straps
+            if straps.count > 1 {
+                // The interleaved heart rates of several straps average to nobody's.
+                let first = straps[0]
+                device = first.device
+                name = first.name
+                measurements = session.measurements.filter { $0.device == first.device }
+            } else {
+                device = session.device
+                name = session.name
+                measurements = session.measurements
+            }
+        }
+    }
+
     static func jsonLine(_ session: RecordedSession, path: String) -> String {
-        let (average, maximum) = SessionExport.heartRates(session)
+        let described = Described(session)
+        let (average, maximum) = SessionExport.heartRates(of: described.measurements)
         var line = JSONLine(type: "session")
         line.add("start", Timestamp(millisecondsSinceEpoch: session.start).description)
         line.add("duration_s", Double(max(session.end - session.start, 0)) / 1000)
-        line.add("device", session.device)
-        line.add("name", session.name)
-        line.add("measurements", session.measurements.count)
+        line.add("device", described.device)
+        line.add("name", described.name)
+        line.add("devices", described.straps.map(\.device))
+        line.add("measurements", described.measurements.count)
         line.add("avg_bpm", average)
         line.add("max_bpm", maximum)
         line.add("path", path)
         return line.line
     }
 
-    /// `2026-11-23 16:20  0:11  D2:4B:7E:10:20:32 Flaky Strap  avg 74 max 78 bpm  /path`
+    /// `2026-11-23 16:20  0:11  D2:4B:7E:10:20:32 Flaky Strap  avg 74 max 78 bpm  /path`; of
+    /// several straps, the first and `+1` (`+2`, ...) for the others.
     static func textLine(_ session: RecordedSession, path: String) -> String {
-        let (average, maximum) = SessionExport.heartRates(session)
+        let described = Described(session)
+        let (average, maximum) = SessionExport.heartRates(of: described.measurements)
         let start = Timestamp(millisecondsSinceEpoch: session.start).description
         let when = start.prefix(10) + " " + start.dropFirst(11).prefix(5) + " UTC"
         let duration = SessionReport.clock(Double(max(session.end - session.start, 0)) / 1000)
         let strap = [
-            session.device, session.name.map { TerminalText.sanitised($0, limit: TerminalText.nameLimit) },
+            described.device.map { TerminalText.sanitised($0, limit: TerminalText.nameLimit) },
+            described.name.map { TerminalText.sanitised($0, limit: TerminalText.nameLimit) },
+            described.straps.count > 1 ? "+\(described.straps.count - 1)" : nil,
         ]
         .compactMap { $0 }.joined(separator: " ")
         let rates = average.map { "avg \($0) max \(maximum ?? $0) bpm" } ?? "no heart rate"

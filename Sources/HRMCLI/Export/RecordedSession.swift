@@ -15,9 +15,13 @@ struct RecordedSession {
     var start: Int64 = 0
     /// The time of the last line read.
     var end: Int64 = 0
+    /// The strap's name, from its first `info` line that gives one.
     var name: String? = nil
     /// The strap's address, from the first line that names one.
     var device: String? = nil
+    /// Every strap the recording names, in the order it first does (with `only`, too): a recording
+    /// of `watch --all` holds several, one line after another's.
+    var straps: [StrapChoice.Strap] = []
     var measurements: [Measurement] = []
     /// Connected periods, in order.
     var segments: [ClosedRange<Int64>] = []
@@ -31,10 +35,14 @@ struct RecordedSession {
         let description: String
     }
 
-    init(text: String, source: String) throws(Unreadable) {
+    /// The recording, or with `only` one strap of it: the lines of the others left out (those that
+    /// name none, such as the last `stopped`, kept), so it reads as a recording of that strap alone.
+    init(text: String, source: String, only: String? = nil) throws(Unreadable) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         var connectedSince: Int64? = nil
         var last: Int64 = 0
+        var names: [String: String] = [:]
+        var named: Set<String> = []
         for (index, line) in lines.enumerated() {
             let number = index + 1
             guard let value = try? JSONValue.parse(String(line)), let type = value["type"]?.string else {
@@ -57,16 +65,23 @@ struct RecordedSession {
                 last = start
                 continue
             }
-            self.lines.append(String(line))
             guard let time = value["time"]?.string.flatMap(Self.milliseconds) else {
                 throw Unreadable(description: "\(source), line \(number): no valid \"time\"")
             }
+            let lineDevice = value["device"]?.string
+            if let lineDevice {
+                if named.insert(lineDevice).inserted { straps.append(.init(device: lineDevice, name: nil)) }
+                if type == "info", names[lineDevice] == nil { names[lineDevice] = value["name"]?.string }
+            }
+            if let only, let lineDevice, lineDevice != only { continue }
+            self.lines.append(String(line))
             last = max(last, time)
             end = last
-            device = device ?? value["device"]?.string
+            device = device ?? lineDevice
             switch type {
             case "info":
-                name = name ?? value["name"]?.string
+                // Another strap's name is not this one's.
+                if lineDevice == nil || lineDevice == device { name = name ?? value["name"]?.string }
             case "status":
                 switch value["state"]?.string {
                 case "connected":
@@ -93,6 +108,7 @@ struct RecordedSession {
         }
         // A recording cut short (a crash) ends with its last line.
         if let since = connectedSince { segments.append(since...max(since, last)) }
+        straps = straps.map { StrapChoice.Strap(device: $0.device, name: names[$0.device]) }
     }
 
     static func notARecording(_ source: String) -> Unreadable {

@@ -28,7 +28,11 @@ enum SessionExport {
 
     /// Average and maximum over the measurements with a heart rate (0 is a strap without contact).
     static func heartRates(_ session: RecordedSession) -> (average: Int?, maximum: Int?) {
-        let rates = session.measurements.map { Int($0.measurement.heartRate) }.filter { $0 > 0 }
+        heartRates(of: session.measurements)
+    }
+
+    static func heartRates(of measurements: [RecordedSession.Measurement]) -> (average: Int?, maximum: Int?) {
+        let rates = measurements.map { Int($0.measurement.heartRate) }.filter { $0 > 0 }
         guard !rates.isEmpty else { return (nil, nil) }
         return ((rates.reduce(0, +) + rates.count / 2) / rates.count, rates.max())
     }

@@ -24,8 +24,8 @@ struct UnreadableInput: Error, Equatable, CustomStringConvertible {
     var description: String { "cannot read \(source): \(Errno.text(code))" }
 }
 
-/// `hrm hrv`'s input: RR intervals in runs. A run ends at a gap (the link dropped) and at the end
-/// of each source, so no successive difference spans either.
+/// `hrm hrv`'s input: RR intervals in runs (`RRSeries`). A run ends at a gap (the link dropped)
+/// and at the end of each source, so no successive difference spans either.
 enum RRInput {
     /// The runs in `text`, in order (empty runs dropped). Throws at the first line that cannot
     /// be read: nothing of a source is taken unless all of it can be.
@@ -39,9 +39,18 @@ enum RRInput {
     static func runs(in text: String, source: String, warnings: inout [String]) throws(RRInputError)
         -> [[Double]]
     {
+        var series = RRSeries()
+        try gather(text, source: source, into: &series, warnings: &warnings)
+        return series.all.runs
+    }
+
+    /// Adds the lines of `text` to `series`, all together and per strap, and ends its runs: the
+    /// end of a source is the end of a run. Nothing is added unless all of `text` can be read.
+    static func gather(_ text: String, source: String, into series: inout RRSeries, warnings: inout [String])
+        throws(RRInputError)
+    {
         var parser = RRLineParser()
-        var runs: [[Double]] = []
-        var current: [Double] = []
+        var read = series
         var number = 0
         // Split on the byte: as Characters, "\r\n" is one grapheme and no "\n".
         let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
@@ -50,25 +59,16 @@ enum RRInput {
         for (index, bytes) in zip(lines.indices, lines) {
             number += 1
             let line = String(Substring(bytes))
-            let read: RRLine
             do {
-                read = try parser.parse(line)
+                read.add(try parser.read(line))
             } catch {
                 let failure = RRInputError(source: source, line: number, message: error.message)
                 guard parser.recording, index == last else { throw failure }
                 warnings.append("\(failure.description) (a torn last line, as a crash leaves it: ignored)")
-                continue
-            }
-            switch read {
-            case .skipped, .recordingHeader: break
-            case .intervals(let intervals): current += intervals
-            case .gap:
-                if !current.isEmpty { runs.append(current) }
-                current = []
             }
         }
-        if !current.isEmpty { runs.append(current) }
-        return runs
+        read.endSource()
+        series = read
     }
 
     /// The name a source has in messages: `-` is standard input.

@@ -13,6 +13,15 @@ enum RRLine: Equatable {
     case recordingHeader
 }
 
+/// A line read, with the strap it names: input from several straps is analysed per strap.
+struct RRLineRead: Equatable {
+    var line: RRLine
+    /// The strap's address: a JSON line's `device`, a CSV row's device column; nil when none.
+    var device: String? = nil
+    /// The strap's name, from an `info` line.
+    var name: String? = nil
+}
+
 /// Why a line cannot be read, without the source and line number (`RRInput` adds them).
 struct RRLineError: Error, Equatable, CustomStringConvertible {
     let message: String
@@ -58,6 +67,8 @@ struct RRLineParser {
     struct CSVLayout: Equatable {
         let columns: Int
         let rrColumn: Int
+        /// `device`: rows of several straps are told apart by it.
+        var deviceColumn: Int? = nil
     }
 
     private(set) var csv: CSVLayout?
@@ -68,20 +79,28 @@ struct RRLineParser {
     init() {}
 
     mutating func parse(_ line: some StringProtocol) throws(RRLineError) -> RRLine {
+        try read(line).line
+    }
+
+    /// As `parse`, with the strap the line names.
+    mutating func read(_ line: some StringProtocol) throws(RRLineError) -> RRLineRead {
         let trimmed = Substring(String(line).trimmingSpaces)
         switch RRLineForm.detect(trimmed, afterCSVHeader: csv != nil) {
-        case .ignored: return .skipped
+        case .ignored: return RRLineRead(line: .skipped)
         case .json:
-            let read = try Self.jsonLine(trimmed)
-            if read == .recordingHeader { recording = true }
-            return read == .recordingHeader ? .skipped : read
+            var read = try Self.jsonLine(trimmed)
+            if read.line == .recordingHeader {
+                recording = true
+                read.line = .skipped
+            }
+            return read
         case .csvHeader:
             csv = try Self.csvHeader(trimmed)
-            return .skipped
+            return RRLineRead(line: .skipped)
         case .csvRow:
-            guard let csv else { return try Self.numberLine(trimmed) }
+            guard let csv else { return RRLineRead(line: try Self.numberLine(trimmed)) }
             return try Self.csvRow(trimmed, layout: csv)
-        case .number: return try Self.numberLine(trimmed)
+        case .number: return RRLineRead(line: try Self.numberLine(trimmed))
         }
     }
 
@@ -89,7 +108,7 @@ struct RRLineParser {
     /// dropped (`disconnected`) or the session ended (`stopped`: two sessions appended to one
     /// file) is a gap; every other type (status, info, battery, error, hrv, alert, summary, and
     /// types added later) carries no RR intervals and is skipped.
-    static func jsonLine(_ text: Substring) throws(RRLineError) -> RRLine {
+    static func jsonLine(_ text: Substring) throws(RRLineError) -> RRLineRead {
         let value: JSONValue
         do {
             value = try JSONValue.parse(String(text))
@@ -99,6 +118,16 @@ struct RRLineParser {
         guard case .object = value, let type = value["type"]?.string else {
             throw RRLineError(message: "a JSON line must be an object with a \"type\": \(quoted(text))")
         }
+        let device = value["device"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        let line = try jsonEvent(type, value, text)
+        let name = type == "info" ? value["name"]?.string : nil
+        return RRLineRead(line: line, device: device, name: name)
+    }
+
+    /// What a JSON line of `type` gives, from `value`, its text parsed.
+    private static func jsonEvent(_ type: String, _ value: JSONValue, _ text: Substring) throws(RRLineError)
+        -> RRLine
+    {
         switch type {
         case "recording":
             return .recordingHeader
@@ -142,11 +171,11 @@ struct RRLineParser {
         guard let rr = names.firstIndex(of: "rr_ms") else {
             throw RRLineError(message: "a CSV header without an rr_ms column: \(quoted(text))")
         }
-        return CSVLayout(columns: names.count, rrColumn: rr)
+        return CSVLayout(columns: names.count, rrColumn: rr, deviceColumn: names.firstIndex(of: "device"))
     }
 
     /// A row of `hrm watch --csv`: the `rr_ms` field, its intervals separated by spaces.
-    static func csvRow(_ text: Substring, layout: CSVLayout) throws(RRLineError) -> RRLine {
+    static func csvRow(_ text: Substring, layout: CSVLayout) throws(RRLineError) -> RRLineRead {
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
         guard fields.count == layout.columns else {
             throw RRLineError(
@@ -161,7 +190,8 @@ struct RRLineParser {
             }
             intervals.append(try checked(rr))
         }
-        return .intervals(intervals)
+        let device = layout.deviceColumn.map { String(fields[$0]).trimmingSpaces }
+        return RRLineRead(line: .intervals(intervals), device: device?.isEmpty == false ? device : nil)
     }
 
     /// One RR interval in milliseconds: `812`, `812.5`.

@@ -1,0 +1,46 @@
+import HRV
+
+/// What `hrm hrv` prints for one series of runs (the whole input, or one strap's lines): the
+/// figures over all of it or per `--window`.
+struct HRVReport {
+    /// RR intervals read, before correction.
+    let intervals: Int
+    /// Seconds of beats after correction.
+    let covered: Double
+    let spans: [HRVSpan]
+
+    /// Why a series gives nothing to print.
+    enum Shortfall: Error, Equatable {
+        case noIntervals
+        case noBeats
+        case shorterThanWindow(covered: Double, window: Double)
+
+        /// The message about the whole input (`strap` nil), or about one strap's lines.
+        func message(strap: String? = nil) -> String {
+            switch self {
+            case .noIntervals: strap.map { "\($0): no RR intervals" } ?? "no RR intervals in input"
+            case .noBeats: (strap.map { "\($0): " } ?? "") + "no beats left after artefact correction"
+            case .shorterThanWindow(let covered, let window):
+                "\(strap ?? "the input") covers \(HRVText.time(covered)) of beats, less than one --window of \(HRVText.time(window))"
+            }
+        }
+    }
+
+    /// Each run corrected on its own, as the corrector's `endRun` would (ArtefactCorrectorTests);
+    /// `window` nil: one span over every beat.
+    static func analyse(_ runs: [[Double]], correcting: Bool, window: Double?, step: Double?)
+        throws(Shortfall) -> HRVReport
+    {
+        let intervals = runs.reduce(0) { $0 + $1.count }
+        guard intervals > 0 else { throw .noIntervals }
+        let beats = runs.flatMap { HRV.correct(rr: $0, correcting: correcting) }
+        guard !beats.isEmpty else { throw .noBeats }
+        let covered = beats.reduce(0) { $0 + $1.milliseconds } / 1000
+        guard let window else {
+            return HRVReport(intervals: intervals, covered: covered, spans: [HRVWindows.whole(beats)])
+        }
+        let spans = HRVWindows.windows(beats, window: window, step: step ?? window)
+        guard !spans.isEmpty else { throw .shorterThanWindow(covered: covered, window: window) }
+        return HRVReport(intervals: intervals, covered: covered, spans: spans)
+    }
+}
