@@ -42,10 +42,26 @@ import Testing
 }
 
 @Suite struct SparklineTests {
-    @Test func scalesToItsOwnRange() {
-        #expect(Sparkline.render([60, 70, 80]) == "▁▅█")
-        #expect(Sparkline.render([72, 72]) == "▁▁")
-        #expect(Sparkline.render([]) == "")
-        #expect(Sparkline.render(Array(0..<100), width: 10).count == 10)
+    static func history(_ values: [Int], every step: Int64 = 1000) -> [(time: Int64, bpm: Int)] {
+        values.enumerated().map { (Int64($0.offset) * step, $0.element) }
+    }
+
+    /// The README's "last minute": two seconds a cell, on a fixed scale of at least 30 bpm.
+    @Test func theLastMinuteOnAFixedScale() {
+        let steady = Sparkline.lastMinute(Self.history([73, 73, 74, 74]), now: 3000)
+        #expect(steady == "▂▂", "73 → 74 bpm is no jump from the bottom to the top: \(steady)")
+        let climb = Sparkline.lastMinute(
+            Self.history(Array(stride(from: 60, through: 178, by: 2))), now: 59_000)
+        #expect(climb.count == 30)
+        #expect(climb.first == "▁" && climb.last == "█")
+        #expect(Sparkline.lastMinute([], now: 0) == "")
+        // Older than a minute: gone.
+        #expect(Sparkline.lastMinute([(0, 150), (61_000, 70)], now: 61_000) == "▁")
+    }
+
+    /// A drop shows as a gap.
+    @Test func aGapIsASpace() {
+        let line = Sparkline.lastMinute([(0, 80), (1000, 80), (20_000, 80), (21_000, 80)], now: 21_000)
+        #expect(line.hasPrefix("▁") && line.contains(" ") && line.hasSuffix("▁"), "\(line)")
     }
 }

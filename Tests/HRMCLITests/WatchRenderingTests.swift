@@ -101,3 +101,47 @@ extension WatchRenderingTests {
                 "  !! heart rate below 50 bpm: 48 bpm\n") == true)
     }
 }
+
+/// The live line on a real terminal: never wider than it, out of the way of stderr.
+@Suite struct LiveLineTests {
+    static func measurement(_ bytes: [UInt8], at time: Int64 = 0) throws -> MonitorEvent {
+        MonitorEvent(
+            time: Timestamp(millisecondsSinceEpoch: time), device: "D2:4B:7E:10:20:30",
+            kind: .measurement(try HeartRateMeasurement(decoding: bytes), zone: 2))
+    }
+
+    /// Fields are left off, the least needed first, until the line fits; the BPM always stays.
+    @Test func fitsTheTerminalsWidth() throws {
+        for columns in [10, 20, 30, 40, 60, 80, 120] {
+            var renderer = LiveRenderer(colour: false, width: { columns })
+            _ = renderer.render(MonitorEvent(device: "D2:4B:7E:10:20:30", kind: .battery(percent: 55)))
+            let line = renderer.render(try Self.measurement([0x16, 0x48, 0x4D, 0x03, 0x20, 0x03])) ?? ""
+            let visible = line.replacingOccurrences(of: "\r\u{1B}[2K", with: "")
+            #expect(visible.hasPrefix("♥ 72 bpm"))
+            if columns >= 20 { #expect(visible.count <= columns - 1, "\(columns): \(visible)") }
+        }
+        var wide = LiveRenderer(colour: false, width: { 120 })
+        let all = wide.render(try Self.measurement([0x16, 0x48, 0x4D, 0x03])) ?? ""
+        #expect(all.contains("zone 2") && all.contains("contact ✓") && all.contains("RR 825 ms"))
+        var narrow = LiveRenderer(colour: false, width: { 24 })
+        let some = narrow.render(try Self.measurement([0x16, 0x48, 0x4D, 0x03])) ?? ""
+        #expect(some.contains("zone 2") && !some.contains("RR"), "\(some)")
+    }
+
+    /// A warning takes the live line off the screen and draws it again after.
+    @Test func stepsAsideForStderr() throws {
+        var renderer = LiveRenderer(colour: false, width: { 80 })
+        #expect(renderer.suspend() == nil, "nothing on the screen yet")
+        _ = renderer.render(try Self.measurement([0x06, 0x48]))
+        #expect(renderer.suspend() == "\r\u{1B}[2K")
+        #expect(renderer.resume()?.hasPrefix("\r\u{1B}[2K♥ 72 bpm") == true)
+        var table = LiveTableRenderer(colour: false, width: { 80 })
+        _ = table.render(try Self.measurement([0x06, 0x48]))
+        _ = table.render(
+            MonitorEvent(
+                device: "C0:FF:EE:00:00:02",
+                kind: .measurement(try HeartRateMeasurement(decoding: [0x06, 0x50]), zone: nil)))
+        #expect(table.suspend() == "\u{1B}[1A\r\u{1B}[J")
+        #expect(table.resume()?.contains("♥ 80") == true)
+    }
+}

@@ -78,7 +78,7 @@ struct Scan: Sendable {
             let chosen = try await bluetooth.usableAdapter(client)
             let stream = try await client.discover(
                 adapter: chosen, services: all ? nil : [BluetoothUUID(0x180D)])
-            let live = format == .text && StandardOutput.isTerminal
+            let live = format == .text && StandardOutput.isLiveTerminal
             if format == .csv { output.line(ScanTable.csvHeader, flush: true) }
             var table = ScanTable(live: live, timeout: timeout)
             var seen = Set<BluetoothAddress>()

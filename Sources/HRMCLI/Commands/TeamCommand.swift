@@ -98,7 +98,7 @@ struct TeamView: Sendable {
     }
 
     private func show(_ client: MQTTClient, _ stop: SessionStop) async -> Int32 {
-        let terminal = !json && StandardOutput.isTerminal
+        let terminal = !json && StandardOutput.isLiveTerminal
         let output = LineWriter(exitWhenClosed: false)
         var board = TeamBoard(prefix: prefix)
         var measurements = 0

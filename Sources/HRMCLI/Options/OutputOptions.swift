@@ -10,7 +10,22 @@ public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument 
     case csv
 }
 
-/// `--format text|json|csv`, with `--json` and `--csv` as short forms: `scan` and `watch`.
+/// `--color`: colour on a terminal (auto: unless NO_COLOR is set), always, or never.
+public enum ColorChoice: String, Sendable, CaseIterable, ExpressibleByArgument {
+    case auto, always, never
+
+    /// Whether to colour text for a display that is `live` (a terminal that is not TERM=dumb).
+    func colours(live: Bool) -> Bool {
+        switch self {
+        case .always: true
+        case .never: false
+        case .auto: live && !StandardOutput.environmentSet("NO_COLOR")
+        }
+    }
+}
+
+/// `--format text|json|csv`, with `--json` and `--csv` as short forms, and `--color`: `scan` and
+/// `watch`.
 public struct OutputOptions: ParsableArguments, Sendable {
     @Option(help: "Output format: text, json (JSON lines) or csv.")
     public var format: OutputFormat?
@@ -20,6 +35,11 @@ public struct OutputOptions: ParsableArguments, Sendable {
 
     @Flag(help: "Short for --format csv.")
     public var csv = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Colour on a terminal: auto (unless NO_COLOR is set), always or never.", valueName: "when"))
+    public var color: ColorChoice = .auto
 
     public init() {}
 

@@ -50,7 +50,7 @@ public struct WatchArguments: ParsableArguments, Sendable {
     func options(command: String, recording: RecordingChoice?) -> WatchOptions {
         WatchOptions(
             command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
-            format: output.chosen, limits: limits.runLimits,
+            format: output.chosen, colour: output.color, limits: limits.runLimits,
             bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout, hrv: hrv.settings,
             zones: zones.chosen, alertAbove: alerts.alertAbove, alertBelow: alerts.alertBelow,
             onAlert: alerts.onAlert, recording: recording, mqtt: mqtt.settings)

@@ -45,17 +45,32 @@ final class StdoutSink: EventSink {
         }
     }
 
-    /// Writes the renderer's header (a CSV header), if it has one. Call before any event.
+    /// Writes the renderer's header (a CSV header), if it has one. Call before any event. From
+    /// now on every diagnostic of the process comes through `interleave`, so that none lands on
+    /// the end of a live line.
     func start() {
         state.withLock { state in
             if let header = state.renderer.header { state.output.raw(header) }
         }
+        LiveDisplay.shared.withLock { $0 = self }
+    }
+
+    /// A line on stderr with the live display (if any) taken off the screen first and drawn
+    /// again after it. Waits for the display 200 ms at most (a stuck stdout), then writes anyway.
+    func interleave(_ line: String) {
+        let written = state.withLock(waitingAtMost: .milliseconds(200)) { state -> Bool in
+            if let clear = state.renderer.suspend() { state.output.raw(clear) }
+            StandardOutput.writeDiagnostic(line)
+            if let redraw = state.renderer.resume() { state.output.raw(redraw) }
+            return true
+        }
+        if written == nil { StandardOutput.writeDiagnostic(line) }
     }
 
     func receive(_ event: MonitorEvent) {
         if case .error(_, let message, let hex) = event.kind, format != .json || hex == nil {
             let shown = TerminalText.sanitised(message, limit: TerminalText.messageLimit)
-            StandardOutput.diagnostic("hrm \(command): \(shown)" + (hex.map { " (\($0))" } ?? ""))
+            interleave("hrm \(command): \(shown)" + (hex.map { " (\($0))" } ?? ""))
         }
         let (open, stall) = state.withLock { state -> (Bool, MonitorEvent?) in
             // The renderers end their lines themselves (a live line has none); every event goes
@@ -94,9 +109,15 @@ final class StdoutSink: EventSink {
     /// The renderer's last words (restoring a live display), then everything flushed; given up
     /// after 2 s when a write is stuck (stdout that nobody reads), so that hrm can still exit.
     func finish() async {
+        LiveDisplay.shared.withLock { if $0 === self { $0 = nil } }
         _ = state.withLock(waitingAtMost: .seconds(2)) { state in
             if let text = state.renderer.finish() { state.output.raw(text) }
             state.output.flush()
         }
     }
+}
+
+/// The stdout sink that owns the terminal while a session runs, if any: diagnostics go through it.
+enum LiveDisplay {
+    static let shared = Mutex<StdoutSink?>(nil)
 }

@@ -78,6 +78,14 @@ struct LiveTableRenderer: EventRenderer {
         drawn > 0 ? "\n" : nil
     }
 
+    mutating func suspend() -> String? {
+        drawn > 0 ? clear() : nil
+    }
+
+    mutating func resume() -> String? {
+        rows.isEmpty ? nil : redrawAll(fromTop: true)
+    }
+
     private func name(of device: String) -> String {
         rows.first { $0.device == device }?.name.map(Self.shown) ?? device
     }

@@ -10,11 +10,17 @@ protocol EventRenderer {
     mutating func render(_ event: MonitorEvent) -> String?
     /// Text to write when the run ends (restores a live display), if any.
     mutating func finish() -> String?
+    /// Before a line on stderr: what takes the live display off the screen, if there is one.
+    mutating func suspend() -> String?
+    /// After it: what draws the live display again.
+    mutating func resume() -> String?
 }
 
 extension EventRenderer {
     var header: String? { nil }
     mutating func finish() -> String? { nil }
+    mutating func suspend() -> String? { nil }
+    mutating func resume() -> String? { nil }
 }
 
 /// `--json`: the JSON-lines contract, every event.
@@ -73,6 +79,8 @@ struct TextLinesRenderer: EventRenderer {
 /// and the battery.
 struct LiveRenderer: EventRenderer {
     let colour: Bool
+    /// The terminal's width, asked at each draw: a resized window (SIGWINCH) is followed.
+    let width: () -> Int
     private var history: [(time: Int64, bpm: Int)] = []
     private var latest: HeartRateMeasurement? = nil
     private var zone: Int? = nil
@@ -80,8 +88,9 @@ struct LiveRenderer: EventRenderer {
     private var battery: Int? = nil
     private var hasLiveLine = false
 
-    init(colour: Bool) {
+    init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current) {
         self.colour = colour
+        self.width = width
     }
 
     mutating func render(_ event: MonitorEvent) -> String? {
@@ -121,6 +130,14 @@ struct LiveRenderer: EventRenderer {
         hasLiveLine ? "\n" : nil
     }
 
+    mutating func suspend() -> String? {
+        guard hasLiveLine else { return nil }
+        hasLiveLine = false
+        return "\r\u{1B}[2K"
+    }
+
+    mutating func resume() -> String? { redraw() }
+
     /// A line printed above the live line, which is then drawn again.
     private mutating func scroll(_ line: String) -> String {
         let clear = hasLiveLine ? "\r\u{1B}[2K" : ""
@@ -128,30 +145,49 @@ struct LiveRenderer: EventRenderer {
         return clear + line + "\n" + (redraw() ?? "")
     }
 
+    /// The live line: the fields that fit the terminal's width, the least needed left off
+    /// first, so that it never wraps (a wrapped line leaves a stale row at every redraw).
     private mutating func redraw() -> String? {
         guard let m = latest else { return nil }
-        var parts = [paint("♥ \(m.heartRate) bpm", code: Self.zoneColour(zone))]
-        if let zone { parts.append("zone \(zone)") }
+        // (text, colour code, priority: 0 is always shown, higher goes first)
+        var parts: [(text: String, code: String?, drop: Int)] = [
+            ("♥ \(m.heartRate) bpm", Self.zoneColour(zone), 0)
+        ]
+        if let zone { parts.append(("zone \(zone)", nil, 1)) }
         switch m.sensorContact {
-        case .detected: parts.append("contact ✓")
-        case .notDetected: parts.append(paint("no contact", warn: true))
+        case .detected: parts.append(("contact ✓", nil, 5))
+        case .notDetected: parts.append(("no contact", "33", 1))
         case .unsupported: break
         }
         if !m.rrIntervals.isEmpty {
             parts.append(
-                "RR " + m.rrIntervals.map { String(Int($0.milliseconds.rounded())) }.joined(separator: " ")
-                    + " ms")
+                (
+                    "RR "
+                        + m.rrIntervals.map { String(Int($0.milliseconds.rounded())) }.joined(separator: " ")
+                        + " ms", nil, 6
+                ))
         }
-        if let energy = m.energyExpended { parts.append("\(energy) kJ") }
+        if let energy = m.energyExpended { parts.append(("\(energy) kJ", nil, 8)) }
         if let hrv, let rmssd = hrv.rmssd {
             parts.append(
-                "RMSSD \(HRVRendering.decimal(rmssd, 0)) ms"
-                    + (hrv.alpha1.map { " α1 \(HRVRendering.decimal($0, 2))" } ?? ""))
+                (
+                    "RMSSD \(HRVRendering.decimal(rmssd, 0)) ms"
+                        + (hrv.alpha1.map { " α1 \(HRVRendering.decimal($0, 2))" } ?? ""), nil, 4
+                ))
         }
-        parts.append(Sparkline.render(history.map(\.bpm)))
-        if let battery { parts.append("battery \(battery) %") }
+        let now = history.last?.time ?? 0
+        parts.append((Sparkline.lastMinute(history, now: now), nil, 3))
+        if let battery { parts.append(("battery \(battery) %", battery <= 15 ? "33" : nil, 2)) }
+        let limit = width() - 1
+        while parts.count > 1, parts.map({ $0.text.count }).reduce(0, +) + 2 * (parts.count - 1) > limit,
+            let worst = parts.indices.max(by: { parts[$0].drop < parts[$1].drop })
+        {
+            parts.remove(at: worst)
+        }
         hasLiveLine = true
-        return "\r\u{1B}[2K" + parts.joined(separator: "  ")
+        return "\r\u{1B}[2K"
+            + parts.map { part in part.code.map { paint(part.text, code: $0) } ?? part.text }
+            .joined(separator: "  ")
     }
 
     private func paint(_ text: String, code: String? = nil, dim: Bool = false, warn: Bool = false) -> String {

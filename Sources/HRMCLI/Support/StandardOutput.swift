@@ -26,15 +26,37 @@ enum StandardOutput {
     /// no control character reaches the terminal through a message whose caller forgot; what is
     /// already sanitised passes unchanged.
     static func diagnostic(_ text: String) {
-        var line = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let line = text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { TerminalText.sanitised(String($0), limit: .max) }
             .joined(separator: "\n")
-        line += "\n"
+        // A live line or table on the terminal is taken off first and drawn again after.
+        if let display = LiveDisplay.shared.withLock({ $0 }) {
+            display.interleave(line)
+        } else {
+            writeDiagnostic(line)
+        }
+    }
+
+    /// `line` and a newline on stderr, as it is (callers have sanitised it).
+    static func writeDiagnostic(_ line: String) {
+        var line = line + "\n"
         line.withUTF8 { buffer in _ = writeAll(STDERR_FILENO, buffer) }
     }
 
-    /// True when stdout is a terminal (for live displays and colour).
+    /// True when stdout is a terminal.
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// A terminal that can redraw in place: live lines and tables. Not `TERM=dumb` (Emacs'
+    /// shell buffers, some CI logs), which gets lines and no escape codes at all.
+    static var isLiveTerminal: Bool {
+        isTerminal && (getenv("TERM").map { String(cString: $0) != "dumb" } ?? true)
+    }
+
+    /// An environment variable set to something (NO_COLOR's rule: present and not empty).
+    static func environmentSet(_ name: String) -> Bool {
+        guard let value = getenv(name) else { return false }
+        return value.pointee != 0
+    }
 
     /// Writes every byte, retrying short writes and EINTR. Returns 0, or the errno of the write
     /// that failed (taken at once: anything called after a failed write may change `errno`).

@@ -14,6 +14,7 @@ struct WatchOptions: Sendable {
     /// `--all`: every heart-rate monitor the scan finds.
     var all = false
     var format: OutputFormat = .text
+    var colour: ColorChoice = .auto
     var limits = RunLimits()
     var bluetooth = AdapterOptions()
     var reconnect = true
@@ -99,7 +100,8 @@ struct WatchSession: Sendable {
         counter = options.limits.counter(stop)
         stdout = StdoutSink(
             renderer: StdoutSink.renderer(
-                for: options.format, terminal: StandardOutput.isTerminal, colour: getenv("NO_COLOR") == nil,
+                for: options.format, terminal: StandardOutput.isLiveTerminal,
+                colour: options.colour.colours(live: StandardOutput.isLiveTerminal),
                 several: options.straps.count > 1 || options.all),
             format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
         var queued = Self.queuedSinks(options, relay)
