@@ -1,5 +1,11 @@
 import DBus
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// hrm's client of bluetoothd: one system-bus connection and a mirror of bluetoothd's objects.
 ///
 /// The match rules are in place before GetManagedObjects, so nothing that happens in between is
@@ -53,13 +59,30 @@ public actor BlueZClient {
         } catch {
             // Ctrl-C while connecting is a stop asked for, not a bus that is unavailable.
             if error.code == .cancelled { throw BlueZError(error, call: "connecting to the system bus") }
+            guard address == nil else {
+                throw BlueZError(
+                    .disconnected, "cannot connect to the bus: \(error.message)",
+                    dbusName: error.name.rawValue)
+            }
+            // libdbus says `connect to unix:path=P: Failed to connect to socket P: why`: the
+            // address once, and why, is what a person needs.
+            let reason = error.message.split(separator: ":").last.map { $0.trimmingPrefix(" ") } ?? ""
+            let where_ = Self.systemBusAddress
             throw BlueZError(
-                .disconnected, "cannot connect to the system bus: \(error.message)",
+                .noSystemBus, "the system D-Bus is not running: nothing answers at \(where_) (\(reason))",
                 dbusName: error.name.rawValue)
         }
         let client = BlueZClient(connection: connection, callTimeout: timeout)
         try await client.load()
         return client
+    }
+
+    /// Where the system bus is looked for: `DBUS_SYSTEM_BUS_ADDRESS`, else D-Bus's standard place.
+    static var systemBusAddress: String {
+        guard let value = getenv("DBUS_SYSTEM_BUS_ADDRESS"), value.pointee != 0 else {
+            return "unix:path=/run/dbus/system_bus_socket"
+        }
+        return String(cString: value)
     }
 
     /// What the mirror follows, in bus order: bluetoothd's object signals and its name changing

@@ -6,6 +6,8 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// Nobody owns org.bluez: bluetoothd is not running (or not installed).
         case bluetoothdNotRunning = "bluetoothd_not_running"
+        /// There is no system bus to connect to: dbus-daemon (or dbus-broker) is not running.
+        case noSystemBus = "no_system_bus"
         /// The D-Bus policy refuses this user (not in the `bluetooth` group).
         case accessDenied = "access_denied"
         /// bluetoothd runs but has no adapter at all.

@@ -43,6 +43,7 @@ struct HRMProcess {
 
     static func run(
         _ arguments: [String], stdin: String? = nil, executable: URL = binary,
+        environment extra: [String: String] = [:],
         terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
     ) async throws -> Result {
         // Output goes to files rather than pipes: nothing can block however much the child prints.
@@ -62,6 +63,7 @@ struct HRMProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.path
         environment["NO_COLOR"] = "1"
+        environment.merge(extra) { $1 }
         process.environment = environment
         let input = Pipe()
         process.standardInput = input

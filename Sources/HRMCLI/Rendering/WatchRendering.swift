@@ -30,12 +30,15 @@ struct JSONLinesRenderer: EventRenderer {
     }
 }
 
-/// `--csv`: a header, then measurements only.
+/// `--csv`: a header with the first row (a run that fails before any measurement prints no
+/// header: nothing that looks like an empty table), then measurements only.
 struct CSVRenderer: EventRenderer {
-    var header: String? { MeasurementCSV.header + "\n" }
+    private var headed = false
 
     mutating func render(_ event: MonitorEvent) -> String? {
-        MeasurementCSV.row(event).map { $0 + "\n" }
+        guard let row = MeasurementCSV.row(event) else { return nil }
+        defer { headed = true }
+        return (headed ? "" : MeasurementCSV.header + "\n") + row + "\n"
     }
 }
 

@@ -5,7 +5,9 @@ enum Failure {
     static func exitStatus(_ error: BlueZError) -> Int32 {
         switch error.code {
         // EX_UNAVAILABLE
-        case .bluetoothdNotRunning, .noAdapter, .adapterPoweredOff, .adapterNotFound, .disconnected: 69
+        case .bluetoothdNotRunning, .noSystemBus, .noAdapter, .adapterPoweredOff, .adapterNotFound,
+            .disconnected:
+            69
         // EX_NOPERM
         case .accessDenied: 77
         case .deviceNotFound, .timeout, .bluez, .dbus: 1
@@ -21,6 +23,8 @@ enum Failure {
     static func hint(_ error: BlueZError) -> String? {
         switch error.code {
         case .bluetoothdNotRunning: "start it with: sudo systemctl start bluetooth"
+        case .noSystemBus:
+            "start it with: sudo systemctl start dbus (in a container: dbus-daemon --system), or point DBUS_SYSTEM_BUS_ADDRESS at it"
         case .accessDenied:
             "add yourself to the 'bluetooth' group (sudo usermod -aG bluetooth $USER) and log in again"
         case .adapterPoweredOff: "run hrm with --power-on, or: bluetoothctl power on"
