@@ -67,9 +67,9 @@ public actor BlueZClient {
             // libdbus says `connect to unix:path=P: Failed to connect to socket P: why`: the
             // address once, and why, is what a person needs.
             let reason = error.message.split(separator: ":").last.map { $0.trimmingPrefix(" ") } ?? ""
-            let where_ = Self.systemBusAddress
+            let busAddress = Self.systemBusAddress
             throw BlueZError(
-                .noSystemBus, "the system D-Bus is not running: nothing answers at \(where_) (\(reason))",
+                .noSystemBus, "the system D-Bus is not running: nothing answers at \(busAddress) (\(reason))",
                 dbusName: error.name.rawValue)
         }
         let client = BlueZClient(connection: connection, callTimeout: timeout)
