@@ -30,7 +30,8 @@ import Testing
             message.contains("is invalid for '\(arguments[arguments.firstIndex { $0.hasPrefix("--") } ?? 0])")
         )
         #expect(
-            message.contains("above 0 (10, 2.5), or with a unit (30s, 45m, 2h), at most a week"), "\(message)"
+            message.contains("above 0 (10, 2.5), or with units (30s, 45m, 2h, 1h30m), at most a week"),
+            "\(message)"
         )
     }
 
@@ -43,8 +44,8 @@ import Testing
     @Test(arguments: [
         (["--count", "-1"], "--count must be at least 1"), (["--count", "0"], "--count must be at least 1"),
         (["--count=-1"], "--count must be at least 1"),
-        (["--duration", "-5"], "above 0 (10, 2.5), or with a unit (30s, 45m, 2h), at most a week"),
-        (["--duration", "inf"], "above 0 (10, 2.5), or with a unit (30s, 45m, 2h), at most a week"),
+        (["--duration", "-5"], "above 0 (10, 2.5), or with units (30s, 45m, 2h, 1h30m), at most a week"),
+        (["--duration", "inf"], "above 0 (10, 2.5), or with units (30s, 45m, 2h, 1h30m), at most a week"),
     ])
     func limitsSayWhatIsWrong(arguments: [String], expected: String) throws {
         #expect(throws: (any Error).self) { try LimitOptions.parse(arguments) }
@@ -80,7 +81,7 @@ import Testing
         #expect(result.status == 64)
         #expect(
             result.stderr.contains(
-                "The value '-1' is invalid for '--timeout <timeout>': give a number of seconds above 0 (10, 2.5), or with a unit (30s, 45m, 2h), at most a week"
+                "The value '-1' is invalid for '--timeout <timeout>': give a number of seconds above 0 (10, 2.5), or with units (30s, 45m, 2h, 1h30m), at most a week"
             ), "\(result.stderr)")
     }
 }

@@ -6,6 +6,7 @@ import Testing
 @Suite struct OptionTests {
     @Test(arguments: [
         ("10", 10.0), ("2.5", 2.5), ("30s", 30), ("45m", 2700), ("1.5h", 5400), ("0.5", 0.5),
+        ("1h30m", 5400), ("2m30s", 150), ("1h0m5s", 3605), ("1h30s", 3630),
     ])
     func secondsAccepted(text: String, seconds: Double) {
         #expect(Seconds(argument: text)?.value == seconds)
@@ -13,7 +14,7 @@ import Testing
 
     @Test(arguments: [
         "inf", "nan", "-inf", "1e308", "0", "-1", "", "s", "1.2.3", "0x10", "1e3", "10d", "٣", "8 s",
-        "800000",
+        "800000", "30m1h", "1m1m", "1hm", "h", "1h 30m", "1h-30m", "1h30", "0h0m",
     ])
     func secondsRejected(text: String) {
         #expect(Seconds(argument: text) == nil)

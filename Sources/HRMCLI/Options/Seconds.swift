@@ -1,6 +1,6 @@
 public import ArgumentParser
 
-/// A length of time given on the command line: `10`, `2.5`, `30s`, `45m`, `1.5h`. One rule for
+/// A length of time given on the command line: `10`, `2.5`, `30s`, `45m`, `1h30m`. One rule for
 /// every such option: a finite number above 0 and no more than the option allows, so that nothing
 /// later has to convert an infinite or absurd value into a `Duration` (which traps).
 public struct Seconds: Sendable, Hashable, CustomStringConvertible, ExpressibleByArgument {
@@ -22,7 +22,7 @@ public struct Seconds: Sendable, Hashable, CustomStringConvertible, ExpressibleB
 
     /// What every time option accepts, for its usage error.
     static let rule =
-        "give a number of seconds above 0 (10, 2.5), or with a unit (30s, 45m, 2h), at most a week"
+        "give a number of seconds above 0 (10, 2.5), or with units (30s, 45m, 2h, 1h30m), at most a week"
 
     /// `text` as a time, or the usage error that says what is accepted: the transform of every
     /// time option (`@Option(parsing: .unconditional, transform: Seconds.parsing)`), so that
@@ -33,27 +33,37 @@ public struct Seconds: Sendable, Hashable, CustomStringConvertible, ExpressibleB
         return try Seconds(value)
     }
 
-    /// `10`, `2.5`, `30s`, `45m`, `1.5h` in seconds; nil for anything else.
+    /// `10`, `2.5`, `30s`, `45m`, `1.5h`, `1h30m`, `2m30s` in seconds; nil for anything else.
+    /// A bare number is seconds; with units, each part a number and its unit, larger units first.
     static func parse(_ text: String) -> Double? {
-        var number = Substring(text)
-        var unit = 1.0
-        switch number.last {
-        case "s": number = number.dropLast()
-        case "m": (number, unit) = (number.dropLast(), 60)
-        case "h": (number, unit) = (number.dropLast(), 3600)
-        default: break
+        if let bare = number(Substring(text)) { return bare }
+        var total = 0.0
+        var rest = Substring(text)
+        var lastUnit = Double.infinity
+        while !rest.isEmpty {
+            guard let end = rest.firstIndex(where: { "hms".contains($0) }) else { return nil }
+            let unit: Double = rest[end] == "h" ? 3600 : rest[end] == "m" ? 60 : 1
+            // 1h30m, not 30m1h nor 1m1m.
+            guard unit < lastUnit, let value = number(rest[..<end]) else { return nil }
+            total += value * unit
+            lastUnit = unit
+            rest = rest[rest.index(after: end)...]
         }
-        // Digits and one point only: Double(_:) would also take "inf", "nan", "0x1p3" and "1e308".
+        return total
+    }
+
+    /// Digits and one point only: Double(_:) would also take "inf", "nan", "0x1p3" and "1e308".
+    private static func number(_ text: Substring) -> Double? {
         var points = 0
-        for character in number {
+        for character in text {
             if character == "." {
                 points += 1
             } else if !character.isASCII || !character.isNumber {
                 return nil
             }
         }
-        guard points <= 1, number.contains(where: \.isNumber), let value = Double(number) else { return nil }
-        return value * unit
+        guard points <= 1, text.contains(where: \.isNumber), let value = Double(text) else { return nil }
+        return value
     }
 
     public static var defaultCompletionKind: CompletionKind { .default }
