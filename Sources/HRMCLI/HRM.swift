@@ -9,7 +9,7 @@ public struct HRM: AsyncParsableCommand {
         subcommands: [
             ScanCommand.self, WatchCommand.self, RecordCommand.self, SessionsCommand.self, ExportCommand.self,
             ResetEnergyCommand.self,
-            DecodeCommand.self, HRVCommand.self, TeamCommand.self, ServeCommand.self,
+            DecodeCommand.self, HRVCommand.self, TeamCommand.self, ServeCommand.self, ForgetCommand.self,
         ]
     )
 

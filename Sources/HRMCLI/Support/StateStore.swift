@@ -62,6 +62,15 @@ struct StateStore {
         return trimmed.isEmpty ? nil : trimmed
     }
 
+    /// Forgets the remembered device. Nil when there was none, else whether it is gone (a
+    /// regular file removed; anything else at the path is left alone and reported).
+    func forget() -> Bool? {
+        var status = stat()
+        guard lstat(lastDevicePath, &status) == 0 else { return errno == ENOENT ? nil : false }
+        guard status.st_mode & S_IFMT == S_IFREG else { return false }
+        return unlink(lastDevicePath) == 0
+    }
+
     /// Remembers `address`; returns false (and hrm goes on) when the state directory cannot be
     /// written or `last-device` is something other than a regular file (a directory, a FIFO, a
     /// symlink: left alone).

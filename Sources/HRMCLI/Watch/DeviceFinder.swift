@@ -16,6 +16,9 @@ struct DeviceFinder: Sendable {
     let wanted: String?
     let scanTimeout: Seconds
     var scanning: @Sendable () async -> Void = {}
+    /// Told when the last device watched is not around and the strongest monitor is taken
+    /// instead (perhaps someone else's): the detail of a `scanning` status.
+    var fallingBack: @Sendable (String) async -> Void = { _ in }
 
     /// The device, or nil when none was found in time (or the task was cancelled meanwhile).
     func find() async throws(BlueZError) -> DiscoveredDevice? {
@@ -40,6 +43,11 @@ struct DeviceFinder: Sendable {
                 if let wanted, Self.matches(device, wanted) { return device }
             }
             if (wanted == nil || remembered) && ContinuousClock.now >= pickStrongestAfter, let best {
+                if remembered, let wanted {
+                    await fallingBack(
+                        "the last strap watched, \(wanted), is not around: taking the strongest monitor, \(best.address) (hrm forget stops remembering it)"
+                    )
+                }
                 return best
             }
         }

@@ -220,7 +220,7 @@ struct WatchSession: Sendable {
             let adapter = try await options.bluetooth.usableAdapter(client, named: request?.adapter)
             let finder = DeviceFinder(
                 client: client, adapter: adapter, wanted: request?.wanted, scanTimeout: options.scanTimeout,
-                scanning: { status(.scanning) })
+                scanning: { status(.scanning) }, fallingBack: { status(.scanning, nil, $0) })
             guard let target = try await finder.find() else {
                 // Stopped while looking: a stop asked for, not a device missing.
                 if Task.isCancelled { return .stopped(device: nil) }
