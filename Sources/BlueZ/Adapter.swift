@@ -7,4 +7,7 @@ public struct Adapter: Sendable, Equatable {
     public let alias: String?
     public let powered: Bool
     public let discovering: Bool
+    /// Blocked through rfkill (`PowerState` `off-blocked`, BlueZ 5.66 and later): no power-on will
+    /// work until it is unblocked.
+    public var blocked: Bool = false
 }

@@ -231,7 +231,8 @@ public actor BlueZClient {
         return Adapter(
             name: path.lastElement, path: AdapterPath(path),
             address: string("Address").flatMap { BluetoothAddress($0) },
-            alias: string("Alias"), powered: bool("Powered"), discovering: bool("Discovering"))
+            alias: string("Alias"), powered: bool("Powered"), discovering: bool("Discovering"),
+            blocked: string("PowerState") == "off-blocked")
     }
 
     /// The adapter named (`hci0`) or with the address given; without either, the first powered
@@ -255,13 +256,24 @@ public actor BlueZClient {
         return all.first(where: \.powered) ?? all[0]
     }
 
+    static func blocked(_ adapter: Adapter) -> BlueZError {
+        BlueZError(
+            .adapterBlocked, "the adapter \(adapter.name) is blocked through rfkill (Bluetooth switched off)")
+    }
+
     /// Powers the adapter on and waits (up to `timeout`) until bluetoothd says it is.
     public func powerOn(_ adapter: Adapter, timeout: Duration = .seconds(5)) async throws(BlueZError)
         -> Adapter
     {
         if adapter.powered { return adapter }
         let path = adapter.path.objectPath
-        try await set("Powered", to: .boolean(true), on: path, interface: BlueZNames.Call.adapter)
+        if adapter.blocked { throw Self.blocked(adapter) }
+        do throws(BlueZError) {
+            try await set("Powered", to: .boolean(true), on: path, interface: BlueZNames.Call.adapter)
+        } catch {
+            if error.dbusName == "org.bluez.Error.Blocked" { throw Self.blocked(adapter) }
+            throw error
+        }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let current = self.adapter(at: path), current.powered { return current }

@@ -16,6 +16,8 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case adapterNotFound = "adapter_not_found"
         /// The adapter is powered off (org.bluez.Error.NotReady).
         case adapterPoweredOff = "adapter_powered_off"
+        /// The adapter is blocked through rfkill: powering it on cannot work until it is unblocked.
+        case adapterBlocked = "adapter_blocked"
         case deviceNotFound = "device_not_found"
         /// A call or a wait ran out of time.
         case timeout

@@ -18,6 +18,8 @@ enum BlueZError {
         DBusError(name: "org.bluez.Error.Failed", message: message)
     }
     static let notReady = DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")
+    /// Powering on an adapter blocked through rfkill (5.66: mgmt_errstr(MGMT_STATUS_RFKILLED)).
+    static let blocked = DBusError(name: "org.bluez.Error.Blocked", message: "Blocked through rfkill")
     static let inProgress = DBusError(name: "org.bluez.Error.InProgress", message: "In Progress")
     /// A second Connect() of a device whose first is pending, in 5.66: device_connect_le finds
     /// its ATT connect under way (-EALREADY), dev_connect answers btd_error_failed(strerror).

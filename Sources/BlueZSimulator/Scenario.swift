@@ -47,6 +47,11 @@ public struct Scenario: Codable, Sendable, Equatable {
         /// `allow` (both go ahead, as bluetoothd 5.66 on kernel 6.1 does) or `refuse` (it fails
         /// at once with `org.bluez.Error.InProgress`, "In Progress").
         public var concurrentConnects: String = "allow"
+        /// Blocked through rfkill (what a desktop's "Bluetooth off" switch often does): powered
+        /// off, `PowerState` `off-blocked`, and setting `Powered` fails with
+        /// `org.bluez.Error.Blocked`, "Blocked through rfkill" (5.66 `src/adapter.c`,
+        /// `property_set_mode_complete` on MGMT_STATUS_RFKILLED).
+        public var blocked: Bool = false
 
         public init() {}
     }
@@ -245,7 +250,7 @@ extension Scenario {
 
 extension Scenario.Adapter {
     private enum CodingKeys: String, CodingKey {
-        case name, address, alias, powered, maxConnections, concurrentConnects
+        case name, address, alias, powered, maxConnections, concurrentConnects, blocked
     }
 
     public init(from decoder: any Decoder) throws {
@@ -256,6 +261,8 @@ extension Scenario.Adapter {
         powered = try c.decodeIfPresent(Bool.self, forKey: .powered) ?? true
         maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections)
         concurrentConnects = try c.decodeIfPresent(String.self, forKey: .concurrentConnects) ?? "allow"
+        blocked = try c.decodeIfPresent(Bool.self, forKey: .blocked) ?? false
+        if blocked { powered = false }
     }
 }
 

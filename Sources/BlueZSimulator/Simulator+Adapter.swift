@@ -49,7 +49,8 @@ extension Simulator {
             "Name": .string(adapter.spec.alias ?? "hrm-sim"),
             "Alias": .string(adapter.spec.alias ?? "hrm-sim"),
             "Class": .uint32(0), "Powered": .boolean(adapter.powered),
-            "PowerState": .string(adapter.powered ? "on" : "off"), "Discoverable": .boolean(false),
+            "PowerState": .string(adapter.spec.blocked ? "off-blocked" : adapter.powered ? "on" : "off"),
+            "Discoverable": .boolean(false),
             "DiscoverableTimeout": .uint32(180), "Pairable": .boolean(false), "PairableTimeout": .uint32(0),
             "Discovering": .boolean(false),
             "UUIDs": .strings([
@@ -144,6 +145,10 @@ extension Simulator {
 
     func setPowered(adapterPath: ObjectPath, _ on: Bool) async throws {
         guard let name = adapterName(adapterPath) else { throw BlueZError.doesNotExist }
+        if on, adapters[name]?.spec.blocked == true {
+            log.record("power-refused", ["adapter": name, "reason": "rfkill"])
+            throw BlueZError.blocked
+        }
         try await power(name, on, announce: false)
     }
 

@@ -107,6 +107,25 @@ import Testing
         }
     }
 
+    /// rfkill: PowerState says so, and bluetoothd refuses a power-on with org.bluez.Error.Blocked;
+    /// both are the client's adapterBlocked (the second for a BlueZ that predates PowerState).
+    @Test func blockedAdapterIsNotPoweredOn() async throws {
+        try await Self.withClient("rfkill") { client in
+            let adapter = try await client.selectAdapter()
+            #expect(adapter.blocked && !adapter.powered)
+            var unaware = adapter
+            unaware.blocked = false
+            for attempt in [adapter, unaware] {
+                do {
+                    _ = try await client.powerOn(attempt)
+                    Issue.record("a blocked adapter was powered on")
+                } catch {
+                    #expect((error as? BlueZError)?.code == .adapterBlocked, "\(error)")
+                }
+            }
+        }
+    }
+
     @Test func noAdapter() async throws {
         try await Self.withClient("no-adapter") { client in
             do {

@@ -64,6 +64,7 @@ import Testing
         ("no-adapter", 69, "no_adapter", "no Bluetooth adapter"),
         ("no-bluetoothd", 69, "bluetoothd_not_running", "bluetoothd is not running"),
         ("access-denied", 77, "access_denied", "'bluetooth' group"),
+        ("rfkill", 69, "adapter_blocked", "hint: unblock it with: rfkill unblock bluetooth"),
     ])
     func unavailableBluetooth(scenario: String, status: Int32, code: String, message: String) async throws {
         let text = try await HRMProcess.runUnderSim(scenario, ["watch", "--scan-timeout", "1", "Polar"])
@@ -77,6 +78,17 @@ import Testing
         let error = Self.events(json.stdout).last
         #expect(error?["type"] as? String == "error")
         #expect(error?["code"] as? String == code)
+    }
+
+    /// Blocked through rfkill, --power-on cannot help: hrm says what can, and does not try.
+    @Test func aBlockedAdapterIsNotPoweredOn() async throws {
+        let log = WatchBinaryTests.temporary("rfkill.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await HRMProcess.runUnderSim("rfkill", ["watch", "--power-on", "Polar"], log: log)
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("blocked through rfkill"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--power-on"), "not the hint that cannot work")
+        #expect(try !WatchBinaryTests.calls(log).contains("Connect"))
     }
 
     @Test func powerOnWhenAsked() async throws {

@@ -41,6 +41,12 @@ extension AdapterOptions {
     func usableAdapter(_ client: BlueZClient, named name: String? = nil) async throws(BlueZError) -> Adapter {
         let chosen = try await client.selectAdapter(name ?? adapter)
         if chosen.powered { return chosen }
+        // --power-on cannot help: say what can.
+        if chosen.blocked {
+            throw BlueZError(
+                .adapterBlocked,
+                "the adapter \(chosen.name) is blocked through rfkill (Bluetooth switched off)")
+        }
         guard powerOn else {
             throw BlueZError(.adapterPoweredOff, "the adapter \(chosen.name) is powered off")
         }

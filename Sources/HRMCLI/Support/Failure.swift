@@ -5,7 +5,8 @@ enum Failure {
     static func exitStatus(_ error: BlueZError) -> Int32 {
         switch error.code {
         // EX_UNAVAILABLE
-        case .bluetoothdNotRunning, .noSystemBus, .noAdapter, .adapterPoweredOff, .adapterNotFound,
+        case .bluetoothdNotRunning, .noSystemBus, .noAdapter, .adapterPoweredOff, .adapterBlocked,
+            .adapterNotFound,
             .disconnected:
             69
         // EX_NOPERM
@@ -28,6 +29,8 @@ enum Failure {
         case .accessDenied:
             "add yourself to the 'bluetooth' group (sudo usermod -aG bluetooth $USER) and log in again"
         case .adapterPoweredOff: "run hrm with --power-on, or: bluetoothctl power on"
+        case .adapterBlocked:
+            "unblock it with: rfkill unblock bluetooth (or switch Bluetooth on in the desktop's settings)"
         case .noAdapter: "plug in a Bluetooth adapter, or check: rfkill list"
         case .deviceNotFound: "chest straps advertise only while worn, with moistened electrodes"
         default: nil

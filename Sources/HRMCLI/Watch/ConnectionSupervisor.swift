@@ -86,7 +86,7 @@ struct ConnectionSupervisor: Sendable {
                 // Once watching, an adapter switched off or a bluetoothd restarting is a pause like
                 // a drop: keep trying. Before that, it is an answer the user needs now.
                 let unavailable: Set<BlueZError.Code> = [
-                    .adapterPoweredOff, .bluetoothdNotRunning, .noAdapter,
+                    .adapterPoweredOff, .adapterBlocked, .bluetoothdNotRunning, .noAdapter,
                 ]
                 // (A lost bus is not decided here: the session's busLost watch stops everything.)
                 if !reconnect || error.code == .accessDenied

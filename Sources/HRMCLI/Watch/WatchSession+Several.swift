@@ -136,7 +136,8 @@ extension WatchSession {
 
     /// Failures that would end every strap's supervisor alike.
     private static func concernsEveryStrap(_ error: BlueZError) -> Bool {
-        [.accessDenied, .adapterPoweredOff, .bluetoothdNotRunning, .noAdapter].contains(error.code)
+        [.accessDenied, .adapterPoweredOff, .adapterBlocked, .bluetoothdNotRunning, .noAdapter].contains(
+            error.code)
     }
 
     /// A strap given up while others go on: an `error` event for it (stderr, and a line in JSON).
