@@ -31,7 +31,7 @@ test:
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-hrv bench-dbus bench-watch bench-mqtt bench-export bench-soak
+bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-mqtt bench-export bench-soak
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HeartRateBenchmarks --no-progress $(BENCH_FLAGS)
@@ -96,6 +96,16 @@ bench-mqtt:
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	test -x .build/mqtt-venv/bin/python || { /usr/bin/python3 -m venv .build/mqtt-venv && .build/mqtt-venv/bin/pip install -q paho-mqtt; }
 	/usr/bin/python3 Benchmarks/MQTT/mqtt_bench.py --python .build/mqtt-venv/bin/python \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
+# Time to the first beat: hrm watch and a plain bleak client against hrm-sim (start -> subscribed,
+# strap back after a drop -> subscribed). bleak from .build/bleak-venv (made by .ci/run), else
+# Debian's. See Benchmarks/FirstBeat/README.md.
+bench-first-beat:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/FirstBeat/first_beat.py \
+		--python "$$(test -x .build/bleak-venv/bin/python && echo .build/bleak-venv/bin/python || echo /usr/bin/python3)" \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
 # hrm export of a generated 3-hour 1 Hz session with RR intervals, to every format (target: < 1 s).

@@ -144,18 +144,21 @@ extension BlueZClient {
     /// before it throws, as bleak does: bluetoothd keeps trying a pending LE connection otherwise,
     /// and one that lost track of a link (`device_add_connection() ... is already connected` in
     /// its log) answers every later Connect at once without ever setting Connected.
+    ///
+    /// `settle: false` skips waiting for optional characteristics once the required ones are
+    /// there: a reconnect, whose caller read what it wanted the first time.
     public func connect(
         _ devicePath: DevicePath, require: [BluetoothUUID] = [], attempts: Int = 3,
-        timeout: Duration = .seconds(20)
+        timeout: Duration = .seconds(20), settle: Bool = true
     ) async throws(BlueZError) -> Bool {
         let path = devicePath.objectPath
         if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
-            try await awaitServices(path, require: require, timeout: timeout)
+            try await awaitServices(path, require: require, timeout: timeout, settle: settle)
             return false
         }
         do {
             try await requestConnection(path, attempts: attempts, timeout: timeout)
-            try await awaitServices(path, require: require, timeout: timeout)
+            try await awaitServices(path, require: require, timeout: timeout, settle: settle)
             return true
         } catch {
             // Sent from a task of its own: a cancelled caller's calls are not sent.
@@ -191,7 +194,7 @@ extension BlueZClient {
 
     /// Waits for Connected, then ServicesResolved and the characteristics in `require`, then lets
     /// the GATT objects settle.
-    private func awaitServices(_ path: ObjectPath, require: [BluetoothUUID], timeout: Duration)
+    private func awaitServices(_ path: ObjectPath, require: [BluetoothUUID], timeout: Duration, settle: Bool)
         async throws(BlueZError)
     {
         // Connected=true usually follows Connect's reply; then ServicesResolved, raced against
@@ -224,11 +227,13 @@ extension BlueZClient {
                 })
             return required.isSubset(of: present) ? .done(true) : .pending
         }
-        // bluetoothd exports the GATT objects one signal at a time: let the set settle (no new
-        // characteristic for 150 ms, 1.5 s at most) so that optional ones are there too.
+        guard settle else { return }
+        // bluetoothd exports the GATT objects one signal at a time, in a burst: let the set settle
+        // (no new characteristic for 60 ms, 1.5 s at most) so that optional ones are there too.
+        // Every 60 ms of this is 60 ms before the first beat.
         var known = characteristics(of: DevicePath(path)).count
-        for _ in 0..<10 {
-            try? await Task.sleep(for: .milliseconds(150))
+        for _ in 0..<25 {
+            try? await Task.sleep(for: .milliseconds(60))
             let now = characteristics(of: DevicePath(path)).count
             if now == known { break }
             known = now

@@ -76,7 +76,8 @@ struct ConnectionSupervisor: Sendable {
                 let turn = try await gate.withTurn { () async throws(BlueZError) -> Bool in
                     if !firstConnection { try await finder.rediscover(target) }
                     return try await client.connect(
-                        target.path, require: [BluetoothUUID(0x2A37)], timeout: connectTimeout)
+                        target.path, require: [BluetoothUUID(0x2A37)], timeout: connectTimeout,
+                        settle: firstConnection)
                 }
                 // Stopped while waiting for the turn.
                 guard let made = turn else { break }
@@ -134,7 +135,8 @@ struct ConnectionSupervisor: Sendable {
                 holdings.connection = false
                 return .dropped
             }
-            try? await Task.sleep(for: backoff.delay())
+            // At once: a pending Connect is how BlueZ waits for a strap to come back (it completes
+            // as the strap advertises again); only a Connect that fails backs off.
         }
         return .stopped
     }

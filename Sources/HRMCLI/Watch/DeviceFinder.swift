@@ -33,21 +33,32 @@ struct DeviceFinder: Sendable {
         await scanning()
         let limit = ContinuousClock.now + scanTimeout.duration
         var best: DiscoveredDevice? = nil
-        let pickStrongestAfter = ContinuousClock.now + min(scanTimeout.duration, .seconds(3))
-        // A remembered device that is not around gives way to the strongest monitor after 3 s:
-        // ticks make that choice even when bluetoothd reports nothing new (an unknown RSSI).
+        var seen: Set<BluetoothAddress> = []
+        var lastNew = ContinuousClock.now
+        // A remembered device that is not around gives way to the strongest monitor after 3 s.
+        let rememberedGivesWayAt = ContinuousClock.now + min(scanTimeout.duration, .seconds(3))
         let remembered = self.wanted == nil
-        for await update in stream.ticking(every: .milliseconds(250)).until(limit) {
+        // Ticks make the choice even when bluetoothd reports nothing new (an unknown RSSI).
+        for await update in stream.ticking(every: .milliseconds(100)).until(limit) {
             if case .element(let device) = update {
+                if seen.insert(device.address).inserted { lastNew = .now }
                 if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
                 if let wanted, Self.matches(device, wanted) { return device }
             }
-            if (wanted == nil || remembered) && ContinuousClock.now >= pickStrongestAfter, let best {
-                if remembered, let wanted {
-                    await fallingBack(
-                        "the last strap watched, \(wanted), is not around: taking the strongest monitor, \(best.address) (hrm forget stops remembering it)"
-                    )
-                }
+            guard let best else { continue }
+            if remembered, let wanted {
+                guard ContinuousClock.now >= rememberedGivesWayAt else { continue }
+                await fallingBack(
+                    "the last strap watched, \(wanted), is not around: taking the strongest monitor, \(best.address) (hrm forget stops remembering it)"
+                )
+                return best
+            }
+            // The choice is clear once nothing new has come for a moment, or the strongest is
+            // plainly close (a strap worn by the person at the computer).
+            if wanted == nil
+                && (ContinuousClock.now - lastNew >= Self.quietMoment
+                    || (best.rssi ?? -999) >= Self.strongSignal)
+            {
                 return best
             }
         }
@@ -100,6 +111,11 @@ struct DeviceFinder: Sendable {
         }
         return found
     }
+
+    /// Nothing new for this long after a monitor was found: the choice among what was found is made.
+    static let quietMoment: Duration = .milliseconds(300)
+    /// A monitor this strong is taken at once: it is on the person at the computer.
+    static let strongSignal = -50
 
     /// After bluetoothd restarted (or forgot the strap), its device object exists again only once
     /// a scan sees it advertise: look for it, as long as the scan timeout allows.
