@@ -81,13 +81,23 @@ final class ClientHub: Sendable {
 
     var count: Int { state.withLock { $0.clients.count } }
 
-    /// The session is stopping: no new clients, and every stream ends after what is queued.
+    /// How long the clients get to go once the session stops, before their connections are closed
+    /// (one that does not read would otherwise keep its connection until it is dropped).
+    static let shutdownGrace: Duration = .seconds(1)
+
+    /// The session is stopping: no new clients, and every stream ends after what is queued; the
+    /// connections of those still there after `shutdownGrace` are closed.
     func finishAll() {
-        let clients = state.withLock { state in
-            state.closed = true
-            return state.clients
+        let (clients, first) = state.withLock { state in
+            defer { state.closed = true }
+            return (state.clients, !state.closed)
         }
         for client in clients { client.finish() }
+        guard first else { return }
+        Task { [self] in
+            try? await Task.sleep(for: Self.shutdownGrace)
+            for client in state.withLock({ $0.clients }) { client.close() }
+        }
     }
 
     /// After `finishAll`: waits up to `grace` for the clients to go, closes the connections of

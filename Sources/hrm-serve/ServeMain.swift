@@ -17,13 +17,11 @@ import NIOCore
 struct ServeMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hrm serve", abstract: ServeCommand.configuration.abstract,
-        discussion: ServeCommand.configuration.discussion)
+        discussion: ServeCommand.configuration.discussion, version: HRM.configuration.version)
 
     @OptionGroup var arguments: WatchArguments
     @OptionGroup(title: "Serving") var serve: ServeArguments
 
-    /// How long the clients get to go once the session stops, before their connections are closed.
-    static let clientGrace: Duration = .seconds(1)
     /// How long the web server gets to stop after that; then hrm-serve exits all the same.
     static let serverGrace: Duration = .seconds(2)
 
@@ -65,8 +63,9 @@ struct ServeMain: AsyncParsableCommand {
         ServeSession.log("listening on \(shown.url) (feed: /events, /ws; snapshot: /api/current)")
         let ticker = Task { await hub.runTicker() }
         // Ctrl-C, SIGTERM or a limit: the clients' streams end first, then the strap is let go.
-        let status = await ServeSession.run(arguments, feed: feed, whenStopped: { hub.finishAll() })
-        await hub.closeAll(grace: Self.clientGrace)
+        let status = await ServeSession.run(
+            arguments, record: serve.record, feed: feed, whenStopped: { hub.finishAll() })
+        await hub.closeAll(grace: ClientHub.shutdownGrace)
         ticker.cancel()
         serving.cancel()
         if await !Self.finished(serving, within: Self.serverGrace), serve.verbose {

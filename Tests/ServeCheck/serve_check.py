@@ -202,7 +202,7 @@ class SSE(threading.Thread):
             pass
 
     def report(self):
-        return {"status": self.status, "headers": self.response_headers, "events": self.events,
+        return {"kind": "sse", "status": self.status, "headers": self.response_headers, "events": self.events,
                 "ended": self.ended, "comments": self.comments, "body": getattr(self, "body", None)}
 
 
@@ -246,7 +246,7 @@ class WS(threading.Thread):
                 pass
 
     def report(self):
-        return {"status": self.status, "body": self.body, "events": self.events, "ended": self.ended,
+        return {"kind": "ws", "status": self.status, "body": self.body, "events": self.events, "ended": self.ended,
                 "close_code": self.close_code}
 
 
@@ -258,7 +258,11 @@ class Stalled:
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
         self.sock.connect(("127.0.0.1", port))
-        self.sock.sendall(data)
+        self.sock.settimeout(1)
+        try:
+            self.sock.sendall(data)  # as much as the server takes in a second
+        except socket.timeout:
+            pass
 
     def closed_by_server(self, within=3.0):
         """Reads what piled up: True when the server closed the connection (EOF or reset)."""
@@ -411,13 +415,21 @@ def case_stop(serve, args):
     readers = [SSE(port)] + ([WS(port)] if HAVE_WS else [])
     for reader in readers:
         reader.start()
-    stalled = Stalled(port, f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    stalled = {
+        "sse": Stalled(port, f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()),
+        # Pipelined requests whose answers it never reads: a plain HTTP connection stuck in a write.
+        "http": Stalled(port, f"GET /api/current HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode() * 3000),
+    }
+    if HAVE_WS:
+        stalled["ws"] = Stalled(port, upgrade_request(port))
     wait_for(lambda: all(measurement_count(r) >= 2 for r in readers), timeout=10)
+    time.sleep(args.seconds)  # the stalled ones' buffers fill (at 200 notifications/s)
     status, seconds, sent = serve.terminate()
     for reader in readers:
         reader.join(5)
     return {"status": status, "seconds_to_exit": seconds, "sigterm": sent,
-            "stalled_closed": stalled.closed_by_server(within=1), "readers": [r.report() for r in readers]}
+            "stalled_closed": {name: s.closed_by_server(within=1) for name, s in stalled.items()},
+            "readers": [r.report() for r in readers]}
 
 
 def case_limits(serve, args):
@@ -479,7 +491,7 @@ def case_port_in_use(serve_args, args, work):
         serve.child.kill()
         status = "hung"
     time.sleep(0.1)
-    return {"status": status, "port": port, **serve.report()}
+    return {**serve.report(), "status": status, "port": port}
 
 
 CASES = {"feed": case_feed, "origin": case_origin, "cap": case_cap, "slow": case_slow, "stop": case_stop,

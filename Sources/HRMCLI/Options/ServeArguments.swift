@@ -26,6 +26,12 @@ public struct ServeArguments: ParsableArguments, Sendable {
     @Flag(help: "Log clients coming and going on stderr.")
     public var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Record the session to this new file, as hrm watch --record does (JSON lines with the raw notifications; see hrm record).",
+            valueName: "path"))
+    public var record: String?
+
     public init() {}
 
     public func validate() throws {
