@@ -158,8 +158,8 @@ struct AccessPolicy: Sendable {
 
 /// Stands between NIO's HTTP decoder and the WebSocket upgrade (and, for a connection that is not
 /// upgraded, Hummingbird's routes): refuses with a clear status and text what `AccessPolicy`
-/// refuses, a malformed or oversized request, and a connection that sends no request within
-/// `firstRequestTimeout`; then closes the connection.
+/// refuses, a malformed or oversized request; then closes the connection. A connection that sends
+/// no request head within `firstRequestTimeout` is closed.
 ///
 /// Without it a refused upgrade is Hummingbird's bare `400` (hummingbird-websocket answers every
 /// upgrade that `shouldUpgrade` declines with `400 Bad Request`, no body, and the router never sees
@@ -169,7 +169,7 @@ final class RequestGate: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// A connection that has not sent a whole request head by then is closed (408).
+    /// A connection that has not sent a whole request head by then is closed.
     static let firstRequestTimeout: TimeAmount = .seconds(10)
     /// After a refusal, how long the client may take to read it before the connection is closed.
     static let linger: TimeAmount = .seconds(2)
@@ -188,8 +188,10 @@ final class RequestGate: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: Self.firstRequestTimeout) { [self] in
-            refuse(context, AccessPolicy.Refusal(status: .requestTimeout, text: "hrm serve: no request came"))
+        // Closed without an answer: a browser opens connections ahead of need and may never use
+        // them; a 408 on one would be taken as the answer to its next request.
+        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: Self.firstRequestTimeout) {
+            context.close(promise: nil)
         }
     }
 
