@@ -7,7 +7,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -31,7 +31,7 @@ test:
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-mqtt bench-export bench-soak
+bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-mqtt bench-serve bench-export bench-soak
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HeartRateBenchmarks --no-progress $(BENCH_FLAGS)
@@ -54,10 +54,11 @@ install: release
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SHAREDIR)/scenarios"
 	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm" "$(DESTDIR)$(BINDIR)/hrm"
 	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm-sim" "$(DESTDIR)$(BINDIR)/hrm-sim"
+	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm-serve" "$(DESTDIR)$(BINDIR)/hrm-serve"
 	install -m 0644 Scenarios/*.json "$(DESTDIR)$(SHAREDIR)/scenarios/"
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/hrm" "$(DESTDIR)$(BINDIR)/hrm-sim"
+	rm -f "$(DESTDIR)$(BINDIR)/hrm" "$(DESTDIR)$(BINDIR)/hrm-sim" "$(DESTDIR)$(BINDIR)/hrm-serve"
 	rm -rf "$(DESTDIR)$(SHAREDIR)"
 
 # hrm-sim against the real BlueZ lab's recorded probe run (needs ../shared/realbluez, python3-gi).
@@ -106,6 +107,18 @@ bench-first-beat:
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/FirstBeat/first_beat.py \
 		--python "$$(test -x .build/bleak-venv/bin/python && echo .build/bleak-venv/bin/python || echo /usr/bin/python3)" \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
+# hrm serve at 200 notifications/s to 10 WebSocket clients: latency from hrm-sim's send to each
+# client, hrm-serve's CPU per notification and peak RSS. See Benchmarks/Serve/README.md. The clients
+# use Python's websockets from .build/serve-venv (the venv the tests use).
+bench-serve:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-serve $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	test -x .build/serve-venv/bin/python && .build/serve-venv/bin/python -c 'import websockets.asyncio.client' 2>/dev/null \
+		|| { rm -rf .build/serve-venv && /usr/bin/python3 -m venv .build/serve-venv && .build/serve-venv/bin/pip install -q websockets; }
+	/usr/bin/python3 Benchmarks/Serve/serve_bench.py --python .build/serve-venv/bin/python \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
 # hrm export of a generated 3-hour 1 Hz session with RR intervals, to every format (target: < 1 s).

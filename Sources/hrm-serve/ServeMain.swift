@@ -1,9 +1,15 @@
 import ArgumentParser
 import HRMCLI
 import Hummingbird
-import HummingbirdWebSocket
+import HummingbirdCore
 import Logging
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `hrm-serve`: what `hrm serve` runs. The same options as `hrm serve` (both parse `WatchArguments`
 /// and `ServeArguments`).
@@ -11,44 +17,98 @@ import NIOCore
 struct ServeMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hrm serve", abstract: ServeCommand.configuration.abstract,
-        discussion: ServeCommand.configuration.discussion)
+        discussion: ServeCommand.configuration.discussion, version: HRM.configuration.version)
 
     @OptionGroup var arguments: WatchArguments
     @OptionGroup(title: "Serving") var serve: ServeArguments
 
+    /// How long the web server gets to stop after that; then hrm-serve exits all the same.
+    static let serverGrace: Duration = .seconds(2)
+
     func run() async throws {
         let feed = LiveFeed()
         let hub = ClientHub(feed: feed, maximum: serve.maxClients, verbose: serve.verbose)
-        let server = Server(hub: hub, settings: serve)
+        let policy = AccessPolicy(serve)
+        let server = Server(hub: hub, settings: serve, policy: policy)
         let address = serve.address
-        let (bound, boundContinuation) = AsyncStream.makeStream(of: Bool.self)
+        let (bound, boundContinuation) = AsyncStream.makeStream(of: Int?.self)
         let app = Application(
             router: server.router(),
-            server: .http1WebSocketUpgrade { request, _, _ in server.upgrade(request) },
+            server: server.builder(),
             configuration: ApplicationConfiguration(
-                address: .hostname(address.host, port: address.port), serverName: nil),
-            onServerRunning: { _ in boundContinuation.yield(true) },
+                address: .hostname(address.host, port: address.port), serverName: nil,
+                // Room for refusals and page loads beside the feed clients; past that, connections
+                // wait in the backlog.
+                availableConnectionsDelegate: MaximumAvailableConnections(serve.maxClients + 64)),
+            onServerRunning: { channel in boundContinuation.yield(channel.localAddress?.port ?? address.port)
+            },
             logger: Logger(label: "hrm-serve", factory: { _ in SwiftLogNoOpLogHandler() }))
         let serving = Task {
             do {
                 try await app.runService(gracefulShutdownSignals: [])
             } catch {
-                ServeSession.log("cannot listen on \(address): \(error)")
+                ServeSession.log(Self.bindFailure(error, address))
             }
-            boundContinuation.yield(false)
+            boundContinuation.yield(nil)
         }
         // Listening before the strap is touched: a port in use is an error now, exit 69.
-        var listening = false
+        var port: Int? = nil
         for await result in bound {
-            listening = result
+            port = result
             break
         }
-        guard listening else { throw ExitCode(69) }
-        ServeSession.log("listening on \(address.url)")
-        let status = await ServeSession.run(arguments, feed: feed, whenStopped: { hub.closeAll() })
-        hub.closeAll()
+        guard let port else { throw ExitCode(69) }
+        var shown = address
+        shown.port = port
+        ServeSession.log("listening on \(shown.url) (feed: /events, /ws; snapshot: /api/current)")
+        let ticker = Task { await hub.runTicker() }
+        // Ctrl-C, SIGTERM or a limit: the clients' streams end first, then the strap is let go.
+        let status = await ServeSession.run(
+            arguments, record: serve.record, feed: feed, whenStopped: { hub.finishAll() })
+        await hub.closeAll(grace: ClientHub.shutdownGrace)
+        ticker.cancel()
         serving.cancel()
-        await serving.value
+        if await !Self.finished(serving, within: Self.serverGrace), serve.verbose {
+            ServeSession.log("the web server did not stop within \(Self.serverGrace); exiting all the same")
+        }
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// True when `task` ended within `limit` (awaiting a task's value cannot be cancelled: this
+    /// does not wait for it past the limit).
+    static func finished(_ task: Task<Void, Never>, within limit: Duration) async -> Bool {
+        let (first, continuation) = AsyncStream.makeStream(of: Bool.self)
+        let waiter = Task {
+            await task.value
+            continuation.yield(true)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            continuation.yield(false)
+        }
+        defer {
+            waiter.cancel()
+            timer.cancel()
+        }
+        for await done in first { return done }
+        return false
+    }
+
+    /// Why the address could not be had, for people.
+    static func bindFailure(_ error: any Error, _ address: ListenAddress) -> String {
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case EADDRINUSE:
+                return
+                    "cannot listen on \(address): the address is in use (another hrm serve?); choose another port with --listen"
+            case EACCES:
+                return "cannot listen on \(address): permission denied (ports below 1024 need privileges)"
+            case EADDRNOTAVAIL:
+                return "cannot listen on \(address): \(address.host) is not an address of this machine"
+            default:
+                break
+            }
+        }
+        return "cannot listen on \(address): \(error)"
     }
 }

@@ -15,7 +15,7 @@ public struct ServeCommand: AsyncParsableCommand {
         abstract: "Watch heart-rate monitors and serve a live page and feed.",
         discussion: """
             Finds and watches the strap(s) exactly as hrm watch does (every watch option works \
-            here) and serves, on --listen (default 127.0.0.1:8757): GET / a live page for OBS \
+            here, --record too) and serves, on --listen (default 127.0.0.1:8757): GET / a live page for OBS \
             browser sources (URL parameters ?size=, ?color=, ?font=, ?show=bpm,zone,rr,hrv,graph, \
             ?bg=, ?offline=; see the README), GET /events Server-Sent Events and GET /ws a \
             WebSocket with the objects hrm watch --json prints (the current state first), GET \

@@ -4,13 +4,13 @@ public import ArgumentParser
 public struct ServeArguments: ParsableArguments, Sendable {
     @Option(
         help: ArgumentHelp(
-            "Listen here: HOST:PORT, [IPv6]:PORT or :PORT (every interface). Default: loopback only.",
+            "Listen here: HOST:PORT, [IPv6]:PORT or :PORT (every interface); port 0: any free one (logged). Default: loopback only.",
             valueName: "host:port"))
     public var listen = "127.0.0.1:8757"
 
     @Option(
         help: ArgumentHelp(
-            "Let pages from this origin (https://overlay.example) open the WebSocket; repeatable.",
+            "Let pages of this origin (https://overlay.example, or null for a page opened from a file) read the feed: the WebSocket, and /events and /api/current through CORS; repeatable.",
             valueName: "origin"))
     public var allowOrigin: [String] = []
 
@@ -26,19 +26,26 @@ public struct ServeArguments: ParsableArguments, Sendable {
     @Flag(help: "Log clients coming and going on stderr.")
     public var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Record the session to this new file, as hrm watch --record does (JSON lines with the raw notifications; see hrm record).",
+            valueName: "path"))
+    public var record: String?
+
     public init() {}
 
     public func validate() throws {
         guard let address = ListenAddress(listen) else {
             throw ValidationError(
-                "--listen '\(TerminalText.sanitised(listen, limit: 60))': give HOST:PORT, [IPv6]:PORT or :PORT with a port from 1 to 65535"
+                "--listen '\(TerminalText.sanitised(listen, limit: 60))': give HOST:PORT, [IPv6]:PORT or :PORT with a port from 0 (any free one) to 65535"
             )
         }
         _ = address
         if maxClients < 1 { throw ValidationError("--max-clients must be at least 1") }
-        for origin in allowOrigin where !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
+        for origin in allowOrigin
+        where !(origin.hasPrefix("http://") || origin.hasPrefix("https://") || origin == "null") {
             throw ValidationError(
-                "--allow-origin '\(TerminalText.sanitised(origin, limit: 60))': an origin is scheme://host[:port], like https://overlay.example"
+                "--allow-origin '\(TerminalText.sanitised(origin, limit: 60))': an origin is scheme://host[:port], like https://overlay.example (or null)"
             )
         }
         if offlineText.count > 200 { throw ValidationError("--offline-text is longer than 200 characters") }
@@ -60,10 +67,10 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// `HOST:PORT`, `[IPv6]:PORT`, `:PORT` (every interface, `0.0.0.0`).
+    /// `HOST:PORT`, `[IPv6]:PORT`, `:PORT` (every interface, `0.0.0.0`); port 0: any free one.
     public init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (1...65535).contains(port)
+            (0...65535).contains(port)
         else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") {

@@ -4,12 +4,13 @@ public enum ServeSession {
     /// Runs until Ctrl-C, SIGTERM or a limit; `whenStopped` runs first (close the clients), then
     /// the strap is let go as watch does. Returns watch's exit status.
     public static func run(
-        _ arguments: WatchArguments, feed: LiveFeed, whenStopped: @escaping @Sendable () -> Void
+        _ arguments: WatchArguments, record: String?, feed: LiveFeed,
+        whenStopped: @escaping @Sendable () -> Void
     ) async -> Int32 {
         StandardOutput.prepare()
         return await WatchSession.run(
-            arguments.options(command: "serve", recording: nil), extraSinks: [LiveFeedSink(feed: feed)],
-            whenStopped: whenStopped)
+            arguments.options(command: "serve", recording: record.map { .file($0) }),
+            extraSinks: [LiveFeedSink(feed: feed)], whenStopped: whenStopped)
     }
 
     /// A line for people on stderr (`hrm serve: ...`), escaped like every diagnostic.
