@@ -62,9 +62,11 @@ struct ServeMain: AsyncParsableCommand {
         shown.port = port
         ServeSession.log("listening on \(shown.url) (feed: /events, /ws; snapshot: /api/current)")
         let ticker = Task { await hub.runTicker() }
-        // Ctrl-C, SIGTERM or a limit: the clients' streams end first, then the strap is let go.
+        // Ctrl-C, SIGTERM or a limit: the clients go first (1.5 s at most), then the strap is
+        // let go as watch lets it go.
         let status = await ServeSession.run(
-            arguments, record: serve.record, feed: feed, whenStopped: { hub.finishAll() })
+            arguments, record: serve.record, feed: feed,
+            whenStopped: { await hub.closeAll(grace: ClientHub.shutdownGrace) })
         await hub.closeAll(grace: ClientHub.shutdownGrace)
         ticker.cancel()
         serving.cancel()

@@ -31,9 +31,9 @@ final class SessionStop: Sendable {
     private let state = Mutex(State())
     /// Called once when the session is stopped, before its task is cancelled: `hrm serve` closes
     /// its clients there, before the strap is let go.
-    private let whenStopped: (@Sendable () -> Void)?
+    private let whenStopped: (@Sendable () async -> Void)?
 
-    init(whenStopped: (@Sendable () -> Void)? = nil) {
+    init(whenStopped: (@Sendable () async -> Void)? = nil) {
         self.whenStopped = whenStopped
     }
 
@@ -52,7 +52,7 @@ final class SessionStop: Sendable {
         // of those locks (StopNotify's detach does) would deadlock.
         guard let cancel else { return }
         Task.detached { [whenStopped] in
-            whenStopped?()
+            await whenStopped?()
             cancel()
         }
     }

@@ -5,7 +5,7 @@ public enum ServeSession {
     /// the strap is let go as watch does. Returns watch's exit status.
     public static func run(
         _ arguments: WatchArguments, record: String?, feed: LiveFeed,
-        whenStopped: @escaping @Sendable () -> Void
+        whenStopped: @escaping @Sendable () async -> Void
     ) async -> Int32 {
         StandardOutput.prepare()
         return await WatchSession.run(

@@ -44,7 +44,8 @@ struct WatchSession: Sendable {
     /// `extraSinks` (`hrm serve`'s feed) get every event after the others; `whenStopped` runs as
     /// the session is stopped, before the strap is let go.
     static func run(
-        _ options: WatchOptions, extraSinks: [any EventSink] = [], whenStopped: (@Sendable () -> Void)? = nil
+        _ options: WatchOptions, extraSinks: [any EventSink] = [],
+        whenStopped: (@Sendable () async -> Void)? = nil
     ) async -> Int32 {
         var target: RecordingSink.Target? = nil
         if let recording = options.recording {
