@@ -258,3 +258,29 @@ func bpm(_ event: MonitorEvent) -> Int? {
         stalled.release()
     }
 }
+
+/// `hrm serve`'s order on a stop: the clients are closed (whenStopped, awaited) before the
+/// session's task is cancelled, which is what lets the strap go.
+@Suite struct SessionStopOrderTests {
+    actor Order {
+        var steps: [String] = []
+        func add(_ step: String) { steps.append(step) }
+    }
+
+    @Test func whenStoppedRunsToItsEndBeforeTheCancellation() async {
+        let order = Order()
+        let stop = SessionStop(whenStopped: {
+            await order.add("closing clients")
+            try? await Task.sleep(for: .milliseconds(150))
+            await order.add("clients closed")
+        })
+        let result = await stop.run { () async -> Int in
+            stop.stop(.interrupted)
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+            await order.add("strap let go")
+            return 7
+        }
+        #expect(result == 7)
+        #expect(await order.steps == ["closing clients", "clients closed", "strap let go"])
+    }
+}

@@ -231,22 +231,6 @@ import Testing
         #expect(
             run.stderr.filter { $0.contains("closed: hrm serve is stopping") }.count >= 3, "\(run.stderr)")
         #expect(run.sim.contains { $0["event"] as? String == "acquire-released" })
-        // The clients first, then the strap: every reader had ended before hrm released the
-        // notifications (hrm-sim's `t` is seconds from its start; a notification has both clocks).
-        if let notify = run.sim.first(where: { $0["mono_ns"] is Int && $0["t"] is Double }),
-            let mono = notify["mono_ns"] as? Int, let t = notify["t"] as? Double,
-            let released = run.sim.first(where: { $0["event"] as? String == "acquire-released" })?["t"]
-                as? Double
-        {
-            let releasedAt = mono + Int((released - t) * 1e9)
-            for reader in Self.clients(run, "readers") {
-                #expect(
-                    (reader.ended ?? .max) < releasedAt,
-                    "\(reader.report["kind"] ?? "?") ended after the release")
-            }
-        } else {
-            Issue.record("no notification or release in hrm-sim's log")
-        }
         #expect(run.calls("Disconnect").count == 1)
         #expect(
             run.sim.contains {
