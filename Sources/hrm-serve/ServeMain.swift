@@ -64,9 +64,13 @@ struct ServeMain: AsyncParsableCommand {
         let ticker = Task { await hub.runTicker() }
         // Ctrl-C, SIGTERM or a limit: the clients go first (1.5 s at most), then the strap is
         // let go as watch lets it go.
-        let status = await ServeSession.run(
-            arguments, record: serve.record, feed: feed,
-            whenStopped: { await hub.closeAll(grace: ClientHub.shutdownGrace) })
+        let closeClients: @Sendable () async -> Void = { await hub.closeAll(grace: ClientHub.shutdownGrace) }
+        let status =
+            if let team = serve.mqttTeam {
+                await TeamFeed.run(team, feed: feed, whenStopped: closeClients)
+            } else {
+                await ServeSession.run(arguments, record: serve.record, feed: feed, whenStopped: closeClients)
+            }
         await hub.closeAll(grace: ClientHub.shutdownGrace)
         ticker.cancel()
         serving.cancel()

@@ -243,4 +243,58 @@ import Testing
             }
         }
     }
+
+    /// `hrm serve --mqtt-team`: the straps two hosts publish, served as one team: /api/current names
+    /// each strap's host, and the feed carries each event with its `source`; a host that goes away
+    /// shows as disconnected.
+    @Test func serveTakesTheTeamFromTheBroker() async throws {
+        guard Self.available() else { return }
+        try await withBroker { broker in
+            let hrm = HRMProcess.binary.path
+            let url = "mqtt://127.0.0.1:\(broker.port)"
+            let port = try freePort()
+            let result = try await HRMProcess.runUnderSim(
+                "two-straps", [],
+                shell: """
+                    '\(hrm)' watch C0:FF:EE:00:00:01 --mqtt \(url) --mqtt-id bike-1 --duration 5 > /dev/null &
+                    '\(hrm)' watch C0:FF:EE:00:00:02 --mqtt \(url) --mqtt-id bike-2 --duration 5 > /dev/null &
+                    '\(hrm)' serve --mqtt-team \(url) --listen 127.0.0.1:\(port) 2> /dev/null & serve=$!
+                    for i in $(seq 50); do curl -s http://127.0.0.1:\(port)/api/current | grep -q '"bike-2".*"bpm"\\|"bike-1".*"bike-2"' && break; sleep 0.2; done
+                    sleep 2
+                    curl -s http://127.0.0.1:\(port)/api/current; echo
+                    timeout 1 curl -sN http://127.0.0.1:\(port)/events | grep '^data: ' | sed 's/^data: //'
+                    wait %1 %2
+                    sleep 1
+                    curl -s http://127.0.0.1:\(port)/api/current; echo
+                    kill $serve; wait $serve; echo "serve $?"
+                    """)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdoutLines
+            let first = try #require(
+                lines.first.flatMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                })
+            let straps = try #require(first["straps"] as? [[String: Any]])
+            #expect(Set(straps.compactMap { $0["source"] as? String }) == ["bike-1", "bike-2"], "\(straps)")
+            for strap in straps {
+                let measurement = strap["measurement"] as? [String: Any]
+                #expect(measurement?["source"] as? String == strap["source"] as? String)
+                #expect((measurement?["bpm"] as? Int ?? 0) > 0)
+            }
+            let events = lines.dropFirst().compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }.filter { $0["type"] != nil }
+            #expect(
+                events.contains { $0["type"] as? String == "info" && $0["source"] as? String == "bike-1" })
+            #expect(events.allSatisfy { $0["source"] is String }, "every event names its host")
+            let last = try #require(
+                lines.last(where: { $0.hasPrefix(#"{"straps""#) }).flatMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                })
+            let after = (last["straps"] as? [[String: Any]]) ?? []
+            #expect(
+                after.count == 2 && after.allSatisfy { $0["state"] as? String != "connected" }, "\(after)")
+            #expect(lines.last == "serve 0")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import MQTT
 
 /// `hrm serve`'s own options: where it listens and whom it lets in.
 public struct ServeArguments: ParsableArguments, Sendable {
@@ -28,6 +29,12 @@ public struct ServeArguments: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
+            "Serve every strap that hrm hosts publish to this MQTT broker (hrm watch --mqtt) instead of watching one here: a team page.",
+            valueName: "url"))
+    public var mqttTeam: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Record the session to this new file, as hrm watch --record does (JSON lines with the raw notifications; see hrm record).",
             valueName: "path"))
     public var record: String?
@@ -42,6 +49,13 @@ public struct ServeArguments: ParsableArguments, Sendable {
         }
         _ = address
         if maxClients < 1 { throw ValidationError("--max-clients must be at least 1") }
+        if let mqttTeam, (try? MQTTBrokerURL(parsing: mqttTeam)) == nil {
+            do throws(MQTTError) {
+                _ = try MQTTBrokerURL(parsing: mqttTeam)
+            } catch {
+                throw ValidationError("--mqtt-team: \(error.message)")
+            }
+        }
         for origin in allowOrigin
         where !(origin.hasPrefix("http://") || origin.hasPrefix("https://") || origin == "null") {
             throw ValidationError(

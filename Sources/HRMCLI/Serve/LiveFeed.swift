@@ -24,6 +24,10 @@ public final class LiveFeed: Sendable {
 
     /// A strap as a new client first sees it.
     struct StrapState {
+        /// The host that published it (`--mqtt-team`); nil for a strap watched here.
+        var source: String? = nil
+        /// Its address, when the table's key is not (a remote strap's key names its host too).
+        var device: String? = nil
         var status: String? = nil
         var state: String? = nil
         var info: String? = nil
@@ -84,7 +88,8 @@ public final class LiveFeed: Sendable {
             for device in state.straps.devices {
                 guard let strap = state.straps[device] else { continue }
                 var json = JSONLine()
-                json.add("device", device)
+                json.add("device", strap.device ?? device)
+                if let source = strap.source { json.add("source", source) }
                 json.add("name", strap.name)
                 json.add("state", strap.state)
                 json.add("battery", strap.battery)
@@ -105,6 +110,46 @@ public final class LiveFeed: Sendable {
         }
     }
 
+    /// An event another hrm host published (`hrm serve --mqtt-team`): `object` is what `watch
+    /// --json` printed there, `line` the same with `source` first. The host's straps are kept
+    /// apart from any other host's, even with the same address.
+    func take(remote object: JSONValue, line: String, source: String) {
+        guard let type = object["type"]?.string else { return }
+        state.withLock { state in
+            if let device = object["device"]?.string {
+                state.straps["\(source)/\(device)", default: StrapState(source: source, device: device)]
+                    .update(type: type, object, line)
+            }
+            for listener in state.listeners { listener.receive(line) }
+        }
+    }
+
+    /// A host went offline (its will, or a clean stop): each of its straps gets a `disconnected`
+    /// status, so that pages show them as gone rather than frozen.
+    func hostOffline(_ source: String, at time: String) {
+        state.withLock { state in
+            for key in state.straps.devices {
+                guard var strap = state.straps[key], strap.source == source, strap.state != "disconnected"
+                else {
+                    continue
+                }
+                var json = JSONLine()
+                json.add("source", source)
+                json.add("type", "status")
+                json.add("time", time)
+                json.add("device", strap.device)
+                json.add("state", "disconnected")
+                json.add("detail", "the host is offline")
+                let line = json.line
+                strap.status = line
+                strap.state = "disconnected"
+                strap.measurement = nil
+                state.straps[key, default: strap] = strap
+                for listener in state.listeners { listener.receive(line) }
+            }
+        }
+    }
+
     func take(_ event: MonitorEvent) {
         let line = MonitorEventJSON.line(event)
         state.withLock { state in
@@ -119,6 +164,35 @@ public final class LiveFeed: Sendable {
 }
 
 extension LiveFeed.StrapState {
+    /// As `update`, from the JSON object another host published.
+    fileprivate mutating func update(type: String, _ object: JSONValue, _ line: String) {
+        switch type {
+        case "status":
+            status = line
+            state = object["state"]?.string
+            if state != "connected" { measurement = nil }
+        case "info":
+            info = line
+            name = object["name"]?.string ?? name
+            if case .number(let percent)? = object["battery"], (0...100).contains(percent) {
+                battery = Int(percent)
+            }
+        case "battery":
+            batteryLine = line
+            if case .number(let percent)? = object["percent"], (0...100).contains(percent) {
+                battery = Int(percent)
+            }
+        case "measurement":
+            measurement = line
+            state = "connected"
+            if case .number(let value)? = object["bpm"], (0...65535).contains(value) { bpm.add(Int(value)) }
+        case "hrv":
+            hrv = line
+        default:
+            break
+        }
+    }
+
     fileprivate mutating func update(_ event: MonitorEvent, _ line: String) {
         switch event.kind {
         case .status(let state, _):
