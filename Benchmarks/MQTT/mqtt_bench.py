@@ -18,13 +18,15 @@ Run as hrm-sim's command (`--inner`), or without it to drive the rounds and prin
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchkit import cpu_ns, free_port, percentile  # noqa: E402
 
 STRAPS = 20
 RATE = 4
@@ -47,24 +49,6 @@ def scenario(seconds):
             "heartRate": {"mode": "frames", "interval": 1.0 / RATE, "frames": frames},
         })
     return {"description": "MQTT benchmark: 20 straps at 4 Hz", "devices": devices}
-
-
-_thread_ns = {}
-
-
-def cpu_ns(pid):
-    """CPU time of `pid` so far, in ns, every thread's schedstat summed (retired threads kept)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        tasks = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                _thread_ns[(pid, task)] = int(f.read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return sum(v for (p, _), v in _thread_ns.items() if p == pid)
 
 
 def inner(args):
@@ -118,12 +102,6 @@ def inner(args):
     return 0
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run_round(hrm, sim, python, seconds, mqtt):
     with tempfile.TemporaryDirectory() as work:
         port = free_port()
@@ -148,11 +126,6 @@ def run_round(hrm, sim, python, seconds, mqtt):
         result = json.load(open(out))
         sent = [json.loads(line) for line in open(log)]
         return result, [e for e in sent if e.get("event") == "notify" and e.get("sent", True)]
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def summarise(result, sent, mqtt):

@@ -26,6 +26,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchkit import cpu_ns, free_port, percentile  # noqa: E402
+
 ADDRESS = "D2:4B:7E:10:20:40"
 RATE = 200
 
@@ -37,24 +40,6 @@ def scenario(seconds):
         "address": ADDRESS, "name": "Bench Strap", "rssi": -50, "uuids": ["180d"], "known": True,
         "battery": None, "mtu": 247,
         "heartRate": {"mode": "frames", "interval": 1.0 / RATE, "frames": frames}}]}
-
-
-_thread_ns = {}
-
-
-def cpu_ns(pid):
-    """CPU time of `pid` so far (ns), every thread's schedstat, keeping exited threads' last value."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        tasks = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                _thread_ns[task] = int(f.read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return sum(_thread_ns.values())
 
 
 def client(args):
@@ -125,11 +110,6 @@ def run_round(args, clients):
         sent = [json.loads(line) for line in open(log)]
         sent = [e for e in sent if e.get("event") == "notify"]
         return result, sent
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def measure(args, clients, label):

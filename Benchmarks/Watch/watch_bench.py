@@ -25,6 +25,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from benchkit import cpu_ns, free_port, percentile  # noqa: E402
+
 ADDRESS = "D2:4B:7E:10:20:40"
 TARGETS = {"p99_ms": 0.15, "cpu_us": 15.0, "rss_mib": 10.0, "idle_pct": 0.1}
 
@@ -56,25 +59,6 @@ def scenario(rate, seconds, sequence):
     else:
         device["heartRate"] = {"mode": "realistic", "interval": 1.0 / rate, "seed": 3}
     return {"description": "benchmark", "devices": [device]}
-
-
-_thread_ns = {}
-
-
-def cpu_ns(pid):
-    """CPU time of `pid` so far, in ns: each thread's schedstat, summed, keeping the last value
-    seen of threads that have since exited (the thread pool retires idle workers)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        tasks = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                _thread_ns[task] = int(f.read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return sum(_thread_ns.values())
 
 
 def inner(args):
@@ -132,11 +116,6 @@ def run_round(hrm, sim, rate, seconds, sequence):
         sent = [json.loads(line) for line in open(log)]
         sent = [e for e in sent if e.get("event") == "notify"]
         return result, sent
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def streaming(hrm, sim, rounds):
