@@ -1,11 +1,5 @@
 import HeartRate
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// On a terminal, with several straps: lines scroll above a table with a row per strap (name,
 /// BPM, zone, the latest RR intervals, battery, state), each row redrawn in place when its strap
 /// says something. Rows never wrap: cells that do not fit the terminal's width are left off, so a
@@ -169,14 +163,5 @@ struct LiveTableRenderer: EventRenderer {
 
     private static func padded(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
-    }
-}
-
-/// The width of the terminal on stdout, in columns: 80 when it cannot be told.
-enum TerminalWidth {
-    static func current() -> Int {
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
     }
 }

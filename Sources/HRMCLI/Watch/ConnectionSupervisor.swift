@@ -31,6 +31,11 @@ struct ConnectionSupervisor: Sendable {
         pipeline.send(MonitorEvent(device: address, kind: .status(state, detail: detail)))
     }
 
+    /// Bluetooth itself unavailable: the same for every strap on it.
+    static let bluetoothUnavailable: Set<BlueZError.Code> = [
+        .adapterPoweredOff, .adapterBlocked, .bluetoothdNotRunning, .noAdapter,
+    ]
+
     /// What the supervisor holds on the strap, to give back however the run ends.
     struct Holdings: Sendable {
         /// This run made the connection (so it is ours to close).
@@ -86,12 +91,9 @@ struct ConnectionSupervisor: Sendable {
                 if Task.isCancelled { break }
                 // Once watching, an adapter switched off or a bluetoothd restarting is a pause like
                 // a drop: keep trying. Before that, it is an answer the user needs now.
-                let unavailable: Set<BlueZError.Code> = [
-                    .adapterPoweredOff, .adapterBlocked, .bluetoothdNotRunning, .noAdapter,
-                ]
                 // (A lost bus is not decided here: the session's busLost watch stops everything.)
                 if !reconnect || error.code == .accessDenied
-                    || (firstConnection && unavailable.contains(error.code))
+                    || (firstConnection && Self.bluetoothUnavailable.contains(error.code))
                 {
                     throw error
                 }

@@ -136,8 +136,7 @@ extension WatchSession {
 
     /// Failures that would end every strap's supervisor alike.
     private static func concernsEveryStrap(_ error: BlueZError) -> Bool {
-        [.accessDenied, .adapterPoweredOff, .adapterBlocked, .bluetoothdNotRunning, .noAdapter].contains(
-            error.code)
+        error.code == .accessDenied || ConnectionSupervisor.bluetoothUnavailable.contains(error.code)
     }
 
     /// A strap given up while others go on: an `error` event for it (stderr, and a line in JSON).
