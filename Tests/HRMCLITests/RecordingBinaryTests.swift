@@ -67,7 +67,11 @@ import Testing
             shell: """
                 "\(hrm)" watch --json --duration 60 --record "\(file)" Polar > /dev/null 2>&1 &
                 pid=$!
-                sleep 6
+                # Killed once four measurements are on disk (however slow a loaded machine is).
+                for i in $(seq 300); do
+                    [ "$(grep -c '"type":"measurement"' "\(file)" 2>/dev/null)" -ge 4 ] && break
+                    sleep 0.1
+                done
                 kill -9 $pid
                 wait $pid
                 # A torn last line, as a power cut mid-write leaves it.
