@@ -1,12 +1,6 @@
 import MQTT
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Publishes a session to an MQTT broker (the topic contract is `MQTTTopics`).
 ///
 /// `receive` runs on the pipeline's thread: it renders the payloads and hands them to the MQTT
@@ -203,9 +197,4 @@ final class MQTTSink: EventSink {
         }
         watcher.withLock { $0 }?.cancel()
     }
-}
-
-/// This process's id, for a client id no other hrm on the host has.
-enum ProcessID {
-    static var current: Int32 { getpid() }
 }
