@@ -12,29 +12,6 @@ import Testing
     static let script = root.appendingPathComponent("Tests/FITCheck/fit_check.py")
     static let python = root.appendingPathComponent(".build/fit-venv/bin/python")
 
-    /// Creates the venv unless a usable one is there. Test processes (and the tests in each) may
-    /// run at once: a lock on `.build/fit-venv.lock` lets one build it while the others wait; a
-    /// half-built venv (killed mid-install) fails the readiness check and is built again.
-    static let preparation = """
-        set -u
-        cd "$1"
-        mkdir -p .build
-        exec 9>.build/fit-venv.lock
-        flock 9
-        ready() {
-            [ -x .build/fit-venv/bin/python ] && .build/fit-venv/bin/python -c 'import importlib.util as u, sys
-        sys.exit(0 if u.find_spec("garmin_fit_sdk") and u.find_spec("fitdecode") else 1)'
-        }
-        ready && exit 0
-        rm -rf .build/fit-venv
-        if ! { /usr/bin/python3 -m venv .build/fit-venv &&
-            timeout 600 .build/fit-venv/bin/pip install -q garmin-fit-sdk fitdecode; }; then
-            rm -rf .build/fit-venv
-            exit 1
-        fi
-        ready
-        """
-
     struct Result {
         let status: Int32
         let output: String
@@ -68,7 +45,9 @@ import Testing
 
     static func prepareVenv() async -> String? {
         do {
-            let result = try await run("/bin/bash", ["-c", preparation, "prepare-fit-venv", root.path])
+            let result = try await run(
+                root.appendingPathComponent("Tests/prepare-venv.sh").path,
+                ["fit", "600", "garmin_fit_sdk fitdecode", "garmin-fit-sdk", "fitdecode"])
             guard result.status == 0 else {
                 let tail = result.output.split(separator: "\n").suffix(3).joined(separator: " | ")
                 return

@@ -11,35 +11,12 @@ import Testing
     static let script = root.appendingPathComponent("Tests/HRVCheck/hrv_check.py")
     static let python = root.appendingPathComponent(".build/hrv-venv/bin/python")
 
-    /// Creates the venv unless a usable one is there. Test processes (and the tests in each) may
-    /// run at once: a lock on `.build/hrv-venv.lock` lets one build it while the others wait; a
-    /// half-built venv (killed mid-install) fails the readiness check and is built again.
-    static let preparation = """
-        set -u
-        cd "$1"
-        mkdir -p .build
-        exec 9>.build/hrv-venv.lock
-        flock 9
-        ready() {
-            [ -x .build/hrv-venv/bin/python ] && .build/hrv-venv/bin/python -c 'import importlib.util as u, sys
-        sys.exit(0 if u.find_spec("neurokit2") and u.find_spec("hrvanalysis") else 1)'
-        }
-        ready && exit 0
-        rm -rf .build/hrv-venv
-        if ! { /usr/bin/python3 -m venv .build/hrv-venv &&
-            timeout 600 .build/hrv-venv/bin/pip install -q neurokit2 hrv-analysis; }; then
-            rm -rf .build/hrv-venv
-            exit 1
-        fi
-        ready
-        """
-
     /// nil when the venv is ready, else why not.
     static func prepareVenv() async -> String? {
         do {
             let result = try await HRMProcess.run(
-                ["-c", preparation, "prepare-hrv-venv", root.path],
-                executable: URL(fileURLWithPath: "/bin/bash"))
+                ["hrv", "600", "neurokit2 hrvanalysis", "neurokit2", "hrv-analysis"],
+                executable: root.appendingPathComponent("Tests/prepare-venv.sh"))
             guard result.status == 0 else {
                 let tail = (result.stdout + result.stderr).split(separator: "\n").suffix(3).joined(
                     separator: " | ")

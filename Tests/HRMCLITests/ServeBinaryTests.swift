@@ -358,31 +358,12 @@ enum ServeHarness {
     static let venvPython = root.appendingPathComponent(".build/serve-venv/bin/python")
     static let address = "D2:4B:7E:10:20:40"
 
-    /// Creates the venv unless a usable one is there; a lock lets one test process build it while
-    /// the others wait (a half-built one fails the check and is built again).
-    static let preparation = """
-        set -u
-        cd "$1"
-        mkdir -p .build
-        exec 9>.build/serve-venv.lock
-        flock 9
-        ready() { [ -x .build/serve-venv/bin/python ] && .build/serve-venv/bin/python -c 'import websockets.sync.client'; }
-        ready && exit 0
-        rm -rf .build/serve-venv
-        if ! { /usr/bin/python3 -m venv .build/serve-venv &&
-            timeout 300 .build/serve-venv/bin/pip install -q websockets; }; then
-            rm -rf .build/serve-venv
-            exit 1
-        fi
-        ready
-        """
-
     /// nil when the venv is ready, else why not.
     static func prepareVenv() async -> String? {
         do {
             let result = try await HRMProcess.run(
-                ["-c", preparation, "prepare-serve-venv", root.path],
-                executable: URL(fileURLWithPath: "/bin/bash"))
+                ["serve", "300", "websockets.sync.client", "websockets"],
+                executable: root.appendingPathComponent("Tests/prepare-venv.sh"))
             guard result.status == 0 else {
                 let tail = (result.stdout + result.stderr).split(separator: "\n").suffix(3).joined(
                     separator: " | ")
