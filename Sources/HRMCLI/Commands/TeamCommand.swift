@@ -84,12 +84,7 @@ struct TeamView: Sendable {
         for topic in MQTTTopics(prefix: prefix, host: "+").subscriptions() { client.subscribe(topic) }
         let stop = SessionStop()
         let status = await stop.run {
-            let timer = limits.duration.map { duration in
-                Task {
-                    try? await Task.sleep(for: duration.duration)
-                    stop.stop(.durationReached)
-                }
-            }
+            let timer = limits.timer(from: .now, stop)
             defer { timer?.cancel() }
             return await show(client, stop)
         }

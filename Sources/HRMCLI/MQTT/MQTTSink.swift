@@ -142,14 +142,10 @@ final class MQTTSink: EventSink {
                 address: device, name: name, manufacturer: manufacturer, model: model)
             know(device, strap)
             publish(event, .info, retain: true)
-            if let battery {
-                client.publish(
-                    MQTTMessage(topic: topics.device(device, .battery), text: String(battery), retain: true))
-            }
+            if let battery { publishBattery(battery, of: device) }
             publishDiscovery(strap)
         case .battery(let percent):
-            client.publish(
-                MQTTMessage(topic: topics.device(device, .battery), text: String(percent), retain: true))
+            publishBattery(percent, of: device)
         case .hrv:
             publish(event, .hrv, retain: true)
         case .summary:
@@ -164,6 +160,12 @@ final class MQTTSink: EventSink {
         client.publish(
             MQTTMessage(
                 topic: topics.device(device, leaf), text: MonitorEventJSON.line(event), retain: retain))
+    }
+
+    /// The retained plain number Home Assistant's battery sensor reads.
+    private func publishBattery(_ percent: Int, of device: String) {
+        client.publish(
+            MQTTMessage(topic: topics.device(device, .battery), text: String(percent), retain: true))
     }
 
     private func publishDiscovery(_ strap: HomeAssistantDiscovery.Strap) {

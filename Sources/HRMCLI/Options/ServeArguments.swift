@@ -42,14 +42,13 @@ public struct ServeArguments: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        guard let address = ListenAddress(listen) else {
+        guard ListenAddress(listen) != nil else {
             throw ValidationError(
                 "--listen '\(TerminalText.sanitised(listen, limit: 60))': give HOST:PORT, [IPv6]:PORT or :PORT with a port from 0 (any free one) to 65535"
             )
         }
-        _ = address
         if maxClients < 1 { throw ValidationError("--max-clients must be at least 1") }
-        if let mqttTeam, (try? MQTTBrokerURL(parsing: mqttTeam)) == nil {
+        if let mqttTeam {
             do throws(MQTTError) {
                 _ = try MQTTBrokerURL(parsing: mqttTeam)
             } catch {

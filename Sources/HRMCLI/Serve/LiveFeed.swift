@@ -129,7 +129,7 @@ public final class LiveFeed: Sendable {
     func hostOffline(_ source: String, at time: String) {
         state.withLock { state in
             for key in state.straps.devices {
-                guard var strap = state.straps[key], strap.source == source, strap.state != "disconnected"
+                guard let strap = state.straps[key], strap.source == source, strap.state != "disconnected"
                 else {
                     continue
                 }
@@ -141,10 +141,9 @@ public final class LiveFeed: Sendable {
                 json.add("state", "disconnected")
                 json.add("detail", "the host is offline")
                 let line = json.line
-                strap.status = line
-                strap.state = "disconnected"
-                strap.measurement = nil
-                state.straps[key, default: strap] = strap
+                // As if the host had published it: the same update as a remote status.
+                state.straps[key, default: strap].update(
+                    type: "status", .object([(key: "state", value: .string("disconnected"))]), line)
                 for listener in state.listeners { listener.receive(line) }
             }
         }
