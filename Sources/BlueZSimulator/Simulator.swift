@@ -81,6 +81,8 @@ public actor Simulator {
     let scenario: Scenario
     let busAddress: String
     let log: SimulatorLog
+    /// The clients calling, for `settle`.
+    nonisolated let clients = ClientTracker()
     let timing: Timing
     var connection: Connection?
     var adapters: [String: AdapterState] = [:]
@@ -200,7 +202,11 @@ public actor Simulator {
         _ body: @escaping @Sendable (MethodCall) async throws -> [Value]
     ) -> Method {
         let log = self.log
+        let clients = self.clients
         return Method(name, input: input, output: output) { call in
+            // Before any suspension: counted in bus order (see ClientTracker).
+            clients.arrive(from: call.sender?.rawValue)
+            defer { clients.finished() }
             // bluetoothd's main loop sees a closed notify socket before a call sent after closing it.
             await self.reapReleasedSockets()
             log.record(
@@ -242,6 +248,17 @@ public actor Simulator {
         }
         endStalls(of: name)
         log.record("client-left", ["name": name])
+        clients.left(name)
+    }
+
+    /// Waits (at most `timeout`) until every client that called has left the bus and each of its
+    /// calls has been handled: hrm-sim calls this after its command exits, before it stops, so
+    /// that a Disconnect sent without waiting for the reply still takes the link down (2 s).
+    public func settle(timeout: Duration = .seconds(3)) async {
+        let deadline = ContinuousClock.now + timeout
+        while !clients.settled && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// bluetoothd exits (the name and every object vanish at once, sockets close), then comes back.

@@ -186,6 +186,8 @@ struct HRMSim: AsyncParsableCommand {
         var status: Int32? = nil
         while status == nil { status = await child.wait(timeout: .seconds(3600)) }
         forward.cancel()
+        // What COMMAND sent just before exiting (hrm's last Disconnect) is handled, not dropped.
+        await simulator.settle()
         await simulator.stop()
         return status ?? 1
     }

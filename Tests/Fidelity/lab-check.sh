@@ -31,7 +31,8 @@ check "hrm watch exits 0" '^watch-status 0$'
 check "hrm watch reports stopped" '"state":"stopped"'
 check "Ctrl-C exits 0" '^ctrl-c-status 0$'
 check "measurements before Ctrl-C" '^ctrl-c-measurements [1-9]'
-check "Ctrl-C leaves the device disconnected" '^connected-after-ctrl-c variant +boolean false$'
+check "--count leaves the device disconnected" '^connected-after-count false$'
+check "Ctrl-C leaves the device disconnected" '^connected-after-ctrl-c false$'
 measurements=$(sed -n '/^== watch/,/^watch-status/p' "$out.clean" | grep -c '"type":"measurement"')
 if [ "$measurements" -eq 3 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "lab-check: FAILED: $measurements measurements, not 3"; fi
 echo "lab-check: $passed passed, $failed failed"

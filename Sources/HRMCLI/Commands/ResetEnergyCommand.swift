@@ -60,8 +60,9 @@ struct EnergyReset: Sendable {
         } catch {
             status = report(error)
         }
-        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent.
-        await Task { [ours] in if let ours { try? await client.disconnect(ours) } }.value
+        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent. Sent, not
+        // awaited: bluetoothd takes the link down without hrm waiting seconds for the reply.
+        await Task { [ours] in if let ours { try? await client.requestDisconnect(ours) } }.value
         await client.close()
         return status
     }

@@ -64,10 +64,12 @@ struct ConnectionSupervisor: Sendable {
         } catch {
             result = .failure(error)
         }
-        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent.
+        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent. Disconnect
+        // is sent, not awaited: its reply comes only once the link is down, seconds later, and
+        // bluetoothd takes the link down whether or not hrm is still there to hear it.
         await Task { [client, target, holdings] in
             if let subscribed = holdings.notifications { await client.releaseNotifications(subscribed) }
-            if holdings.connection { try? await client.disconnect(target.path) }
+            if holdings.connection { try? await client.requestDisconnect(target.path) }
         }.value
         return try result.get()
     }
