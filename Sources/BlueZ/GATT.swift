@@ -227,10 +227,14 @@ extension BlueZClient {
                 })
             return required.isSubset(of: present) ? .done(true) : .pending
         }
-        guard settle else { return }
-        // bluetoothd exports the GATT objects one signal at a time, in a burst: let the set settle
-        // (no new characteristic for 60 ms, 1.5 s at most) so that optional ones are there too.
-        // Every 60 ms of this is 60 ms before the first beat.
+        if settle { await settleServices(of: DevicePath(path)) }
+    }
+
+    /// bluetoothd exports the GATT objects one signal at a time, in a burst, often after
+    /// ServicesResolved: waits until no new characteristic came for 60 ms (1.5 s at most), so
+    /// that the optional ones (battery, device information) are there too.
+    public func settleServices(of devicePath: DevicePath) async {
+        let path = devicePath.objectPath
         var known = characteristics(of: DevicePath(path)).count
         for _ in 0..<25 {
             try? await Task.sleep(for: .milliseconds(60))

@@ -162,17 +162,22 @@ import Testing
     }
 
     /// A strap that does not answer one read of its info delays the info line by the read's
-    /// short limit, not by a call timeout per read, and says what it did not give.
+    /// short limit, not by a call timeout per read, and says what it did not give; the
+    /// measurements do not wait for it (hrm subscribes before it reads).
     @Test func aReadThatNeverAnswersDelaysNothingMuch() async throws {
         let scenario = try Self.scenario(
             "read-stall.json", #", "callFailures": {"ReadValue": [{"stall": true}]}"#)
         defer { try? FileManager.default.removeItem(atPath: scenario) }
-        let result = try await HRMProcess.runUnderSim(scenario, ["watch", "--json", "--count", "2", "Polar"])
+        // 5 per second: 25 take longer than the read's 3 s limit.
+        let result = try await HRMProcess.runUnderSim(scenario, ["watch", "--json", "--count", "25", "Polar"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = WatchBinaryTests.lines(result.stdout)
         let missing = events.first { $0["code"] as? String == "info_unavailable" }
         #expect((missing?["message"] as? String)?.contains("did not answer ReadValue within 3 s") == true)
-        #expect(events.filter { $0["type"] as? String == "measurement" }.count == 2)
+        #expect(events.filter { $0["type"] as? String == "measurement" }.count == 25)
+        let firstMeasurement = try #require(events.firstIndex { $0["type"] as? String == "measurement" })
+        let infoLine = try #require(events.firstIndex { $0["type"] as? String == "info" })
+        #expect(firstMeasurement < infoLine, "the stalled read held the stream up")
         let format = ISO8601DateFormatter()
         format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         func time(_ predicate: ([String: Any]) -> Bool) -> Date? {

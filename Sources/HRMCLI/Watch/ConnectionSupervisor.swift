@@ -83,8 +83,7 @@ struct ConnectionSupervisor: Sendable {
                 let turn = try await gate.withTurn { () async throws(BlueZError) -> Bool in
                     if !firstConnection { try await finder.rediscover(target) }
                     return try await client.connect(
-                        target.path, require: [BluetoothUUID(0x2A37)], timeout: connectTimeout,
-                        settle: firstConnection)
+                        target.path, require: [BluetoothUUID(0x2A37)], timeout: connectTimeout, settle: false)
                 }
                 // Stopped while waiting for the turn.
                 guard let made = turn else { break }
@@ -108,10 +107,6 @@ struct ConnectionSupervisor: Sendable {
             }
             backoff.reset()
             status(.connected)
-            if firstConnection {
-                await reportInfo()
-                firstConnection = false
-            }
             guard let measurement = await client.characteristic(BluetoothUUID(0x2A37), of: target.path) else {
                 throw BlueZError(.bluez, "the device has no Heart Rate Measurement characteristic")
             }
@@ -122,6 +117,14 @@ struct ConnectionSupervisor: Sendable {
                 // Stopped while subscribing: nothing to release but the link.
                 if Task.isCancelled { break }
                 throw error
+            }
+            // Subscribed first, described after: the settle and the reads (about 80 ms) are not
+            // spent before the first beat. A strap notifies about once a second, so `info` still
+            // almost always comes before the first measurement.
+            if firstConnection {
+                await client.settleServices(of: target.path)
+                await reportInfo()
+                firstConnection = false
             }
             // Until the link drops or the session stops; ending this iteration early (the task
             // is cancelled) releases the notifications. Values go to `decoder()` on the reader's
