@@ -169,7 +169,8 @@ import Testing
             "read-stall.json", #", "callFailures": {"ReadValue": [{"stall": true}]}"#)
         defer { try? FileManager.default.removeItem(atPath: scenario) }
         // 5 per second: 25 take longer than the read's 3 s limit.
-        let result = try await HRMProcess.runUnderSim(scenario, ["watch", "--json", "--count", "25", "Polar"])
+        let result = try await HRMProcess.runUnderSim(
+            scenario, ["watch", "--json", "--count", "25", "Polar"])
         #expect(result.status == 0, "\(result.stderr)")
         let events = WatchBinaryTests.lines(result.stdout)
         let missing = events.first { $0["code"] as? String == "info_unavailable" }
