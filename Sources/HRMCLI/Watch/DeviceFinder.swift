@@ -67,9 +67,11 @@ struct DeviceFinder: Sendable {
 
     /// Each of `requests` (addresses or parts of names) on this adapter, in order, nil for those
     /// not found: addresses bluetoothd knows at once, the rest from one scan that ends when every
-    /// one is found or the scan timeout has passed. A device answers one request at most, the
-    /// first it matches.
-    func find(each requests: [String]) async throws(BlueZError) -> [DiscoveredDevice?] {
+    /// one is found or after `scanFor` (the scan timeout by default). A device answers one request
+    /// at most, the first it matches.
+    func find(each requests: [String], scanFor: Duration? = nil) async throws(BlueZError)
+        -> [DiscoveredDevice?]
+    {
         var found: [DiscoveredDevice?] = []
         for wanted in requests {
             if let address = BluetoothAddress(wanted) {
@@ -82,7 +84,7 @@ struct DeviceFinder: Sendable {
         guard missing() else { return found }
         let stream = try await client.discover(adapter: adapter)
         await scanning()
-        for await device in stream.until(ContinuousClock.now + scanTimeout.duration) {
+        for await device in stream.until(ContinuousClock.now + (scanFor ?? scanTimeout.duration)) {
             guard !found.contains(where: { $0?.address == device.address }),
                 let index = requests.indices.first(where: {
                     found[$0] == nil && Self.matches(device, requests[$0])

@@ -14,6 +14,7 @@ extension WatchSession {
     func watchSeveral(_ client: BlueZClient) async -> Ending {
         var assignments: [Assignment] = []
         var missing: [StrapRequest] = []
+        var seekers: [StrapSeeker] = []
         do throws(BlueZError) {
             // Two spellings of one adapter (hci0 and its address) are one adapter: one gate.
             var gates: [(path: AdapterPath, gate: ConnectGate)] = []
@@ -32,15 +33,20 @@ extension WatchSession {
                 let found: [DiscoveredDevice?] =
                     options.all
                     ? try await finder.findAll() : try await finder.find(each: requests.map(\.wanted))
+                var missingHere: [StrapRequest] = []
                 for (index, device) in found.enumerated() {
                     guard let device else {
-                        missing.append(requests[index])
+                        missingHere.append(requests[index])
                         continue
                     }
                     // Named twice (by address and by name): watched once.
                     if !assignments.contains(where: { $0.target.address == device.address }) {
                         assignments.append(Assignment(finder: finder, target: device, gate: gate))
                     }
+                }
+                missing += missingHere
+                if !missingHere.isEmpty {
+                    seekers.append(StrapSeeker(finder: finder, gate: gate, missing: missingHere))
                 }
             }
         } catch {
@@ -56,10 +62,13 @@ extension WatchSession {
         }
         for request in missing {
             reportStrapFailure(
-                BlueZError(.deviceNotFound, "no \(request.spoken) found in \(searched): watching the others"),
+                BlueZError(
+                    .deviceNotFound,
+                    "no \(request.spoken) found in \(searched): watching the others, and looking for it now and then"
+                ),
                 device: nil)
         }
-        return await supervise(assignments)
+        return await supervise(assignments, seeking: seekers)
     }
 
     /// The requests by adapter, in the order first given: `--adapter` (or the first powered one)
@@ -78,35 +87,69 @@ extension WatchSession {
         return groups
     }
 
-    /// Runs every strap's supervisor until the session stops or all have ended. A failure that
+    /// What a task of the session's group ends with: a strap's supervisor, or a seeker's round.
+    private enum Finished: Sendable {
+        case strap(device: String, result: Result<ConnectionSupervisor.Outcome, BlueZError>)
+        /// Straps found late, with what the seeker is still looking for; nil when stopped.
+        case round(found: [Assignment], seeker: StrapSeeker?)
+    }
+
+    /// Runs every strap's supervisor until the session stops or all have ended, and the seekers
+    /// of the straps not found, whose finds get supervisors of their own. A failure that
     /// concerns every strap (access denied, Bluetooth unavailable at the start) ends them all; one
     /// that concerns one strap is reported and the others go on. The last strap's failure, when
     /// none is left, is the session's.
-    private func supervise(_ assignments: [Assignment]) async -> Ending {
+    private func supervise(_ assignments: [Assignment], seeking seekers: [StrapSeeker]) async -> Ending {
         let client = assignments[0].finder.client
-        return await withTaskGroup(
-            of: (device: String, result: Result<ConnectionSupervisor.Outcome, BlueZError>).self
-        ) {
-            group -> Ending in
-            for assignment in assignments {
-                let sharing = assignments.filter { $0.gate === assignment.gate }.count > 1
+        return await withTaskGroup(of: Finished.self) { group -> Ending in
+            var watched = assignments
+            func start(_ assignment: Assignment) {
+                let sharing = watched.filter { $0.gate === assignment.gate }.count > 1
                 let supervisor = ConnectionSupervisor(
                     client: client, finder: assignment.finder, target: assignment.target, pipeline: pipeline,
                     reconnect: options.reconnect, gate: assignment.gate,
                     connectTimeout: sharing ? .seconds(8) : .seconds(20))
                 group.addTask {
                     do throws(BlueZError) {
-                        return (supervisor.address, .success(try await supervisor.run()))
+                        return .strap(
+                            device: supervisor.address, result: .success(try await supervisor.run()))
                     } catch {
-                        return (supervisor.address, .failure(error))
+                        return .strap(device: supervisor.address, result: .failure(error))
                     }
                 }
             }
+            func seek(_ seeker: StrapSeeker) {
+                group.addTask {
+                    var seeker = seeker
+                    guard let found = await seeker.nextRound() else { return .round(found: [], seeker: nil) }
+                    return .round(
+                        found: found.map {
+                            Assignment(finder: seeker.finder, target: $0.device, gate: seeker.gate)
+                        },
+                        seeker: seeker.missing.isEmpty ? nil : seeker)
+                }
+            }
+            for assignment in assignments { start(assignment) }
+            for seeker in seekers { seek(seeker) }
             var remaining = assignments.count
             var fatal: (error: BlueZError, device: String)? = nil
             var last: (error: BlueZError, device: String)? = nil
             var dropped = false
-            for await (device, result) in group {
+            while remaining > 0, let finished = await group.next() {
+                let (device, result): (String, Result<ConnectionSupervisor.Outcome, BlueZError>)
+                switch finished {
+                case .round(let found, let seeker):
+                    for assignment in found
+                    where !watched.contains(where: { $0.target.address == assignment.target.address }) {
+                        watched.append(assignment)
+                        remaining += 1
+                        start(assignment)
+                    }
+                    if let seeker, fatal == nil { seek(seeker) }
+                    continue
+                case .strap(let strap, let outcome):
+                    (device, result) = (strap, outcome)
+                }
                 remaining -= 1
                 switch result {
                 case .success(.stopped):
@@ -127,6 +170,8 @@ extension WatchSession {
                     }
                 }
             }
+            // No strap left to watch: the seekers stop too.
+            group.cancelAll()
             if let fatal { return .failed(fatal.error, device: fatal.device) }
             if stop.reason != nil { return .stopped(device: nil) }
             if let last { return .failed(last.error, device: last.device) }

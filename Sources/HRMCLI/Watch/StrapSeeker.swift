@@ -1,0 +1,48 @@
+import BlueZ
+
+/// Looks again, now and then, for the straps a session of several asked for but did not find at
+/// the start (a teammate who arrives late): a short scan in the adapter's turn, 2 s after the
+/// start, then less and less often, at most every 30 s, for as long as the session runs. A scan
+/// holds the adapter's turn, so a strap that dropped meanwhile waits for it to end (4 s at most)
+/// before it connects again.
+struct StrapSeeker: Sendable {
+    /// One per adapter: the requests still missing there.
+    let finder: DeviceFinder
+    let gate: ConnectGate
+    private(set) var missing: [StrapRequest]
+    private var backoff = Backoff(initial: .seconds(2), maximum: .seconds(30))
+
+    /// How long one scan of a round lasts.
+    static let scanWindow: Duration = .seconds(4)
+
+    init(finder: DeviceFinder, gate: ConnectGate, missing: [StrapRequest]) {
+        var quiet = finder
+        // A round is not a new session's scan: no `scanning` status for it.
+        quiet.scanning = {}
+        self.finder = quiet
+        self.gate = gate
+        self.missing = missing
+    }
+
+    /// Waits for the next round and scans: the straps found (taken off `missing`), possibly none;
+    /// nil once the session is stopped. A scan that fails (an adapter switched off) finds nothing
+    /// this round.
+    mutating func nextRound() async -> [(request: StrapRequest, device: DiscoveredDevice)]? {
+        try? await Task.sleep(for: backoff.delay())
+        if Task.isCancelled { return nil }
+        let wanted = missing.map(\.wanted)
+        let finder = self.finder
+        let turn = try? await gate.withTurn { () async throws(BlueZError) -> [DiscoveredDevice?] in
+            try await finder.find(each: wanted, scanFor: Self.scanWindow)
+        }
+        if Task.isCancelled { return nil }
+        guard let found = turn ?? nil else { return [] }
+        var result: [(request: StrapRequest, device: DiscoveredDevice)] = []
+        var still: [StrapRequest] = []
+        for (request, device) in zip(missing, found) {
+            if let device { result.append((request, device)) } else { still.append(request) }
+        }
+        missing = still
+        return result
+    }
+}
