@@ -6,6 +6,11 @@
 /// a time. A QoS 1 entry leaves when the broker's PUBACK for its message id comes back, a QoS 0
 /// entry once libmosquitto took it. When the link drops, every entry still present goes back to
 /// "not handed" and is sent again, in the same order, on the next link: at least once, in order.
+///
+/// A retained message replaces the retained message of the same topic that is still waiting (not
+/// handed): the broker keeps only the last one, and while it is away a live `bpm` per
+/// notification would otherwise fill the outbox as fast as the measurements do. Replaced entries
+/// are skipped, do not count against the capacity, and are swept out once they outnumber it.
 struct Outbox {
     struct Entry {
         var message: MQTTMessage
@@ -21,8 +26,10 @@ struct Outbox {
     private var firstSequence: UInt64 = 0
     /// Entries at the front given to the current link.
     private(set) var handed = 0
-    /// Entries acknowledged while one before them was not (kept so that order is kept).
+    /// Entries acknowledged (or replaced) while one before them was not (kept so that order is kept).
     private var acknowledgedCount = 0
+    /// The sequence number of the waiting retained entry of each topic.
+    private var waitingRetained: [String: UInt64] = [:]
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -34,14 +41,46 @@ struct Outbox {
     /// Appends in O(1) (amortised); when full, drops the oldest first and returns how many
     /// unacknowledged messages that discarded.
     mutating func append(_ message: MQTTMessage) -> Int {
+        if message.retain { replaceWaitingRetained(message.topic) }
         var dropped = 0
-        while entries.count >= capacity, let oldest = entries.removeFirst() {
+        while count >= capacity, let oldest = entries.removeFirst() {
             firstSequence &+= 1
             if handed > 0 { handed -= 1 }
             if oldest.acknowledged { acknowledgedCount -= 1 } else { dropped += 1 }
         }
+        if acknowledgedCount > capacity { sweep() }
+        if message.retain { waitingRetained[message.topic] = firstSequence &+ UInt64(entries.count) }
         entries.append(Entry(message: message))
         return dropped
+    }
+
+    /// The retained message of `topic` still waiting is replaced: skipped from now on.
+    private mutating func replaceWaitingRetained(_ topic: String) {
+        guard let sequence = waitingRetained.removeValue(forKey: topic), sequence >= firstSequence else {
+            return
+        }
+        let index = sequence - firstSequence
+        guard index >= UInt64(handed), index < UInt64(entries.count) else { return }
+        markAcknowledged(Int(index))
+    }
+
+    /// Removes the replaced entries from the part not handed, keeping the order; the handed part,
+    /// whose sequence numbers the link holds, stays as it is.
+    private mutating func sweep() {
+        var kept = Ring<Entry>()
+        var acknowledged = 0
+        waitingRetained.removeAll(keepingCapacity: true)
+        for index in 0..<entries.count {
+            let entry = entries[index]
+            if index >= handed && entry.acknowledged { continue }
+            if entry.acknowledged { acknowledged += 1 }
+            if index >= handed && entry.message.retain {
+                waitingRetained[entry.message.topic] = firstSequence &+ UInt64(kept.count)
+            }
+            kept.append(entry)
+        }
+        entries = kept
+        acknowledgedCount = acknowledged
     }
 
     /// The next messages for the link, in order, so that at most `window` entries are handed;
@@ -89,6 +128,9 @@ struct Outbox {
         for index in 0..<handed { entries[index].mid = 0 }
         handed = 0
     }
+
+    /// Entries held, replaced ones not swept yet included (tests).
+    var stored: Int { entries.count }
 
     /// The messages still to be acknowledged, oldest first (tests).
     var pending: [MQTTMessage] {

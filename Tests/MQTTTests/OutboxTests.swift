@@ -102,6 +102,51 @@ import Testing
         #expect(numbers(outbox.take(window: 2)) == ["3", "4"])
     }
 
+    private func bpm(_ number: Int, topic: String = "hrm/a/bpm") -> MQTTMessage {
+        MQTTMessage(topic: topic, text: "\(number)", qos: .atMostOnce, retain: true)
+    }
+
+    /// While the broker is away, a retained topic keeps only its last value waiting, in the place
+    /// it was published; other topics and the measurements are untouched.
+    @Test func aRetainedMessageReplacesTheWaitingOne() {
+        var outbox = Outbox(capacity: 100)
+        for number in 1...5 {
+            _ = outbox.append(message(number))
+            _ = outbox.append(bpm(100 + number))
+            _ = outbox.append(bpm(200 + number, topic: "hrm/b/bpm"))
+        }
+        #expect(outbox.count == 7)
+        #expect(numbers(outbox.take(window: 100)) == ["1", "2", "3", "4", "5", "105", "205"])
+    }
+
+    /// One already handed to the link is not taken back: the next one waits behind it.
+    @Test func aHandedRetainedMessageIsNotReplaced() {
+        var outbox = Outbox(capacity: 100)
+        _ = outbox.append(bpm(1))
+        let handed = outbox.take(window: 1)
+        _ = outbox.append(bpm(2))
+        _ = outbox.append(bpm(3))
+        #expect(numbers(handed) == ["1"])
+        #expect(numbers(outbox.take(window: 10)) == ["3"])
+    }
+
+    /// Replaced messages do not count against the capacity, and are swept out so that the
+    /// storage stays bounded; the order survives the sweeps.
+    @Test func replacedMessagesNeitherFillNorGrowTheOutbox() {
+        var outbox = Outbox(capacity: 20)
+        var dropped = 0
+        for number in 1...1000 {
+            dropped += outbox.append(bpm(number))
+            if number % 100 == 0 { dropped += outbox.append(message(number)) }
+        }
+        #expect(dropped == 0)
+        #expect(outbox.count == 11, "ten measurements and the last bpm")
+        #expect(outbox.stored <= 2 * 20 + 2, "\(outbox.stored) stored")
+        #expect(
+            numbers(outbox.take(window: 100))
+                == ["100", "200", "300", "400", "500", "600", "700", "800", "900", "1000", "1000"])
+    }
+
     @Test func ringKeepsOrderAcrossGrowth() {
         var ring = Ring<Int>()
         var expected: [Int] = []
