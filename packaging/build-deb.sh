@@ -48,9 +48,10 @@ mkdir -p "$shlib/debian"
 printf 'Source: hrm\n\nPackage: hrm\nArchitecture: any\n' > "$shlib/debian/control"
 binaries=()
 for program in hrm hrm-sim hrm-serve; do binaries+=("$PWD/$stage/usr/bin/$program"); done
-depends=$(cd "$shlib" && dpkg-shlibdeps -O "${binaries[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# (Its warnings about SwiftPM's $ORIGIN rpath and the missing DEBIAN folder are expected.)
+depends=$(cd "$shlib" && dpkg-shlibdeps -O "${binaries[@]}" 2>"$shlib/stderr" | sed -n 's/^shlibs:Depends=//p')
 if [ -z "$depends" ]; then
-    echo "make deb: dpkg-shlibdeps found no dependencies (is dpkg-dev installed?)" >&2
+    echo "make deb: dpkg-shlibdeps (from dpkg-dev) found no dependencies: $(grep -v warning: "$shlib/stderr")" >&2
     exit 1
 fi
 
@@ -63,5 +64,6 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@DEPENDS@|$depends|" \
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 
 deb="$out/hrm_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+# xz -3: 42 MB in 20 s here, where the default -6 makes 38 MB in a minute.
+dpkg-deb --root-owner-group -Zxz -z3 --build "$stage" "$deb" >/dev/null
 echo "make deb: $deb ($(du -h "$deb" | cut -f1)), Depends: $depends"
