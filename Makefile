@@ -106,6 +106,7 @@ fuzz:
 		fuzz-corpus Fuzz/seeds
 
 # Copies what `make release` built and made; builds nothing, so `sudo make install` needs no swift.
+# The binaries are stripped as dh_strip does (hrm-serve is 126 MB with its symbols, 74 MB without).
 install:
 	@for p in $(PROGRAMS); do test -x "$(RELEASE_BIN)/$$p" || { \
 		echo "make install: $(RELEASE_BIN)/$$p is missing: run \`make release\` first, as yourself (not with sudo)" >&2; \
@@ -115,7 +116,6 @@ install:
 		exit 1; }
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SHAREDIR)/scenarios" "$(DESTDIR)$(MANDIR)/man1" \
 		"$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(USERUNITDIR)"
-	# Stripped as dh_strip does (hrm-serve is 126 MB with its symbols, 74 MB without).
 	for p in $(PROGRAMS); do \
 		install -m 0755 "$(RELEASE_BIN)/$$p" "$(DESTDIR)$(BINDIR)/$$p" && \
 		$(STRIP) --remove-section=.comment --remove-section=.note "$(DESTDIR)$(BINDIR)/$$p" || exit 1; \
