@@ -1,21 +1,71 @@
 # hrm — build, test and install. No target needs root except `install` into a root-owned PREFIX.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+SHAREDIR ?= $(DATADIR)/hrm
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DESTDIR ?=
+STRIP ?= strip
 SWIFT ?= swift
 SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
 build:
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
+# What `make release` builds, found without running swift (`sudo make install` has no swift on
+# PATH): SwiftPM links .build/release to .build/<triple>/release, whatever the architecture.
+RELEASE_BIN := .build/release
+# Man pages and completions made from the release binaries, so that install only copies.
+RELEASE_DOCS := .build/release-docs
+PROGRAMS := hrm hrm-sim hrm-serve
+# A PREFIX other than /usr/local is compiled into hrm-sim, which looks there for its scenarios when
+# its binary is copied out of PREFIX/bin. The default passes nothing, so that the benchmarks'
+# release builds (without it) reuse this one.
+ifneq ($(PREFIX),/usr/local)
+RELEASE_PREFIX_FLAGS := -Xcc '-DHRM_INSTALL_PREFIX="$(PREFIX)"'
+endif
+
 release:
-	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_PREFIX_FLAGS) $(SWIFT_BUILD_FLAGS)
+	@$(MAKE) --no-print-directory release-docs
+
+# swift-argument-parser's generate-manual, built from the copy SwiftPM already checked out: its
+# `swift package plugin generate-manual` would rebuild every product without --static-swift-stdlib
+# over the release build, and needs the whole package built in the configuration it documents.
+MANUAL_TOOL := .build/generate-manual/release/generate-manual
+MANUAL_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
+
+$(MANUAL_TOOL):
+	rm -rf .build/generate-manual-src && mkdir -p .build/generate-manual-src
+	git -C .build/checkouts/swift-argument-parser archive HEAD | tar -x -C .build/generate-manual-src
+	$(SWIFT) build -c release --package-path .build/generate-manual-src --scratch-path .build/generate-manual \
+		--product generate-manual -Xswiftc -suppress-warnings
+
+release-docs: $(MANUAL_TOOL)
+	bash packaging/release-docs.sh $(RELEASE_BIN) $(MANUAL_TOOL) $(RELEASE_DOCS) $(MANUAL_DATE)
+
+# The system packages hrm needs to build and run (and hrm-sim, for make demo), installed when
+# missing; not the test tooling (.ci/run adds that).
+deps:
+	@need=""; \
+	command -v pkg-config >/dev/null || need="$$need pkg-config"; \
+	pkg-config --exists dbus-1 2>/dev/null || need="$$need libdbus-1-dev"; \
+	pkg-config --exists libmosquitto 2>/dev/null || need="$$need libmosquitto-dev"; \
+	command -v dbus-daemon >/dev/null || need="$$need dbus-daemon"; \
+	if [ -z "$$need" ]; then echo "deps: all there"; exit 0; fi; \
+	sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	echo "deps: installing$$need"; \
+	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$need
 
 # hrm watching the simulated strap for about 20 s: no Bluetooth hardware needed.
 DEMO_SCENARIO ?= basic
@@ -55,18 +105,50 @@ fuzz:
 	$(FUZZ_BUILD)/heart-rate-fuzz -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		fuzz-corpus Fuzz/seeds
 
-SHAREDIR ?= $(PREFIX)/share/hrm
-
-install: release
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SHAREDIR)/scenarios"
-	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm" "$(DESTDIR)$(BINDIR)/hrm"
-	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm-sim" "$(DESTDIR)$(BINDIR)/hrm-sim"
-	install -m 0755 "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)/hrm-serve" "$(DESTDIR)$(BINDIR)/hrm-serve"
+# Copies what `make release` built and made; builds nothing, so `sudo make install` needs no swift.
+# The binaries are stripped as dh_strip does (hrm-serve is 126 MB with its symbols, 74 MB without).
+install:
+	@for p in $(PROGRAMS); do test -x "$(RELEASE_BIN)/$$p" || { \
+		echo "make install: $(RELEASE_BIN)/$$p is missing: run \`make release\` first, as yourself (not with sudo)" >&2; \
+		exit 1; }; done
+	@test -f $(RELEASE_DOCS)/man1/hrm.1 || { \
+		echo "make install: $(RELEASE_DOCS) is missing: run \`make release\` first, as yourself (not with sudo)" >&2; \
+		exit 1; }
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SHAREDIR)/scenarios" "$(DESTDIR)$(MANDIR)/man1" \
+		"$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(USERUNITDIR)"
+	for p in $(PROGRAMS); do \
+		install -m 0755 "$(RELEASE_BIN)/$$p" "$(DESTDIR)$(BINDIR)/$$p" && \
+		$(STRIP) --remove-section=.comment --remove-section=.note "$(DESTDIR)$(BINDIR)/$$p" || exit 1; \
+	done
 	install -m 0644 Scenarios/*.json "$(DESTDIR)$(SHAREDIR)/scenarios/"
+	install -m 0644 $(RELEASE_DOCS)/man1/*.1 "$(DESTDIR)$(MANDIR)/man1/"
+	for p in hrm hrm-sim; do \
+		install -m 0644 $(RELEASE_DOCS)/completions/$$p.bash "$(DESTDIR)$(BASHCOMPDIR)/$$p" && \
+		install -m 0644 $(RELEASE_DOCS)/completions/_$$p "$(DESTDIR)$(ZSHCOMPDIR)/_$$p" && \
+		install -m 0644 $(RELEASE_DOCS)/completions/$$p.fish "$(DESTDIR)$(FISHCOMPDIR)/$$p.fish" || exit 1; \
+	done
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/hrm-record.service.in > "$(DESTDIR)$(USERUNITDIR)/hrm-record.service"
+	chmod 0644 "$(DESTDIR)$(USERUNITDIR)/hrm-record.service"
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/hrm" "$(DESTDIR)$(BINDIR)/hrm-sim" "$(DESTDIR)$(BINDIR)/hrm-serve"
+	for p in $(PROGRAMS); do rm -f "$(DESTDIR)$(BINDIR)/$$p" "$(DESTDIR)$(MANDIR)/man1/$$p.1"; done
+	for p in hrm hrm-sim; do \
+		rm -f "$(DESTDIR)$(BASHCOMPDIR)/$$p" "$(DESTDIR)$(ZSHCOMPDIR)/_$$p" "$(DESTDIR)$(FISHCOMPDIR)/$$p.fish"; \
+	done
+	rm -f "$(DESTDIR)$(USERUNITDIR)/hrm-record.service"
 	rm -rf "$(DESTDIR)$(SHAREDIR)"
+
+# hrm_<version>_<arch>.deb from the release build (dpkg-deb as a normal user; see packaging/).
+deb:
+	bash packaging/build-deb.sh
+
+# After `make release`: the install into a temporary PREFIX, run from elsewhere; lintian over the
+# .deb; the .deb installed with apt in a clean Debian 12 chroot (needs root and the mirror, else
+# SKIPPED; debootstrap's result is cached in /var/cache/hrm-ci).
+package-check: deb
+	bash Tests/Packaging/install-check.sh
+	bash Tests/Packaging/deb-lintian-check.sh
+	bash Tests/Packaging/deb-chroot-check.sh
 
 # hrm-sim against the real BlueZ lab's recorded probe run (needs ../shared/realbluez, python3-gi).
 REALBLUEZ ?= ../shared/realbluez

@@ -40,7 +40,12 @@ let package = Package(
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
-        .target(name: "BlueZSimulator", dependencies: ["DBus", "HeartRate", "Spawn"], swiftSettings: strict),
+        .target(
+            name: "BlueZSimulator", dependencies: ["DBus", "HeartRate", "Spawn", "CInstallPrefix"],
+            swiftSettings: strict),
+        // The PREFIX `make release` builds for (a C define: Swift defines carry no values), where an
+        // installed hrm-sim looks for its scenarios when they are not beside its bin folder.
+        .target(name: "CInstallPrefix"),
 
         // Child processes with a clean signal mask: hrm-sim's COMMAND and dbus-daemon, watch's
         // --on-alert.

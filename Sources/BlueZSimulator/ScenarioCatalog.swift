@@ -3,72 +3,66 @@ import Foundation
 /// Finds scenarios by name (`basic`) or path (`./mine.json`), and lists the shipped ones.
 ///
 /// Shipped scenarios live in `Scenarios/` in the source tree and in `share/hrm/scenarios` once
-/// installed. Looked for, in order: `$HRM_SIM_SCENARIOS`, `<bin>/../share/hrm/scenarios`, a
-/// `Scenarios` folder beside the binary or above it (a build inside the checkout), `./Scenarios`.
+/// installed; `ScenarioFolders` says where they are looked for.
 public enum ScenarioCatalog {
     public struct LoadError: Error, CustomStringConvertible {
+        /// What went wrong, for hrm-sim's exit status.
+        public enum Kind: Sendable {
+            /// No scenario by that name, or the file cannot be read (exit 66).
+            case notFound
+            /// The file is there but is not a valid scenario (exit 65).
+            case invalid
+        }
+
+        public let kind: Kind
         public let description: String
     }
 
-    static func directories(executable: String = CommandLine.arguments.first ?? "") -> [URL] {
-        var result: [URL] = []
-        if let path = ProcessInfo.processInfo.environment["HRM_SIM_SCENARIOS"], !path.isEmpty {
-            result.append(URL(fileURLWithPath: path))
-        }
-        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        result.append(binary.deletingLastPathComponent().appendingPathComponent("share/hrm/scenarios"))
-        var directory = binary
-        while directory.path != "/" && !directory.path.isEmpty {
-            result.append(directory.appendingPathComponent("Scenarios"))
-            directory.deleteLastPathComponent()
-        }
-        result.append(
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Scenarios")
-        )
-        return result.filter { FileManager.default.fileExists(atPath: $0.path) }
-    }
-
-    /// Shipped scenario names, sorted.
-    public static func names() -> [String] {
-        guard let directory = directories().first,
-            let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+    /// Shipped scenario names, sorted: the `.json` files of the first scenario folder found.
+    public static func names(in folders: ScenarioFolders = .current()) -> [String] {
+        guard let directory = folders.existing.first,
+            let files = try? FileManager.default.contentsOfDirectory(atPath: directory)
         else { return [] }
         return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
     }
 
     /// Loads and validates a scenario given by name or path.
-    public static func load(_ nameOrPath: String) throws -> Scenario {
+    public static func load(_ nameOrPath: String, folders: ScenarioFolders = .current()) throws -> Scenario {
         let url: URL
         if nameOrPath.contains("/") || nameOrPath.hasSuffix(".json") {
             url = URL(fileURLWithPath: nameOrPath)
-        } else if let found = directories().map({ $0.appendingPathComponent("\(nameOrPath).json") })
-            .first(where: { FileManager.default.fileExists(atPath: $0.path) })
-        {
+        } else if let found = folders.existing.map({
+            URL(fileURLWithPath: $0).appendingPathComponent("\(nameOrPath).json")
+        })
+        .first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
             url = found
         } else {
-            let known = names()
+            let known = names(in: folders)
             throw LoadError(
+                kind: .notFound,
                 description: "no scenario named '\(nameOrPath)'"
                     + (known.isEmpty
-                        ? " (and no scenario folder found; set HRM_SIM_SCENARIOS)"
+                        ? " (no scenario folder found; looked in \(folders.candidates.joined(separator: ", ")); "
+                            + "set HRM_SIM_SCENARIOS)"
                         : "; shipped: \(known.joined(separator: ", "))"))
         }
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw LoadError(description: "cannot read \(url.path): \(error.localizedDescription)")
+            throw LoadError(
+                kind: .notFound, description: "cannot read \(url.path): \(error.localizedDescription)")
         }
         let scenario: Scenario
         do {
             scenario = try JSONDecoder().decode(Scenario.self, from: data)
         } catch let error as DecodingError {
-            throw LoadError(description: "\(url.path): \(describe(error))")
+            throw LoadError(kind: .invalid, description: "\(url.path): \(describe(error))")
         }
         do {
             try scenario.validate()
         } catch {
-            throw LoadError(description: "\(url.path): \(error)")
+            throw LoadError(kind: .invalid, description: "\(url.path): \(error)")
         }
         return scenario
     }

@@ -32,8 +32,16 @@ struct HRMSim: AsyncParsableCommand {
             With --serve, hrm-sim serves on the bus named by DBUS_SYSTEM_BUS_ADDRESS until it is \
             stopped (Ctrl-C or SIGTERM) instead of running a command.
 
-            Scenarios are JSON files: see Scenarios/README.md. The log (--log) has one JSON object \
+            Scenarios are JSON files: see Scenarios/README.md. The shipped ones are looked for in \
+            $HRM_SIM_SCENARIOS, then share/hrm/scenarios beside the installed binary's bin folder, \
+            then a Scenarios folder beside or above the binary (a build in the checkout), then the \
+            PREFIX hrm-sim was built for, then ./Scenarios. The log (--log) has one JSON object \
             per line for each call clients made and each thing the simulator sent.
+
+            Exit status: COMMAND's; 64 for bad options, 65 for an invalid scenario or recording, 66 \
+            when a scenario or recording cannot be found or read (--list with no scenarios found \
+            too), 69 when the private bus cannot be started, 73 when the log cannot be written, 127 \
+            when COMMAND cannot be run.
             """
     )
 
@@ -81,10 +89,7 @@ struct HRMSim: AsyncParsableCommand {
 
     func run() async throws {
         if listScenarios {
-            for name in ScenarioCatalog.names() {
-                let description = (try? ScenarioCatalog.load(name))?.description ?? ""
-                print("\(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(description)")
-            }
+            try listShippedScenarios()
             return
         }
         let loaded = try loadScenario()
@@ -110,11 +115,36 @@ struct HRMSim: AsyncParsableCommand {
         }
     }
 
+    /// --list: the shipped scenarios with their descriptions. None found is an error (exit 66,
+    /// no input): an installed hrm-sim without its share folder cannot run its own examples.
+    func listShippedScenarios() throws {
+        let folders = ScenarioFolders.current()
+        let names = ScenarioCatalog.names(in: folders)
+        if names.isEmpty {
+            FileHandle.standardError.write(
+                Data(
+                    ("hrm-sim: no scenarios found; looked in \(folders.candidates.joined(separator: ", ")) "
+                        + "(install them with make install, or set HRM_SIM_SCENARIOS to a folder of them)\n")
+                        .utf8))
+            throw ExitCode(66)
+        }
+        for name in names {
+            let description = (try? ScenarioCatalog.load(name, folders: folders))?.description ?? ""
+            print("\(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(description)")
+        }
+    }
+
     /// The scenario named by --scenario, or made from --replay's recording.
     func loadScenario() throws -> Scenario {
         guard let replay else {
             do {
                 return try ScenarioCatalog.load(scenario ?? "basic")
+            } catch let error as ScenarioCatalog.LoadError {
+                FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+                switch error.kind {
+                case .notFound: throw ExitCode(66)
+                case .invalid: throw ExitCode(65)
+                }
             } catch {
                 FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
                 throw ExitCode(65)
