@@ -165,6 +165,24 @@ import Testing
         #expect(lines.filter { $0["type"] as? String == "measurement" }.count == 3)
     }
 
+    /// No strap found: nothing to keep, so no file (a service scanning for a strap nobody wears
+    /// must not fill the folder with empty sessions), and the run says so.
+    @Test func recordWithoutAStrapLeavesNoFile() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await HRMProcess.runUnderSim(
+            "basic", [],
+            shell: """
+                export XDG_DATA_HOME="\(folder.path)"
+                exec "\(HRMProcess.binary.path)" record --scan-timeout 1 suunto
+                """)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("nothing recorded: no strap was found"), "\(result.stderr)")
+        let sessions = folder.appendingPathComponent("hrm/sessions").path
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: sessions)) ?? []
+        #expect(files.isEmpty, "\(files)")
+    }
+
     /// A recording made by hrm, replayed by hrm-sim: watch prints the same measurements.
     @Test func aRecordingReplaysAsTheSameStream() async throws {
         let folder = try Self.folder()

@@ -60,8 +60,12 @@ actor RecordingSink: SlowEventSink {
     }
 
     func close() async {
-        // A run that never knew its strap still leaves its file (every run writes one).
-        if file == nil, !failed, let folder { open(folder.path(start: start, device: nil)) }
+        // A run that never knew its strap (none found) has nothing to keep: no file, so that a
+        // service scanning for a strap nobody wears does not fill the folder with empty sessions.
+        if file == nil, !failed, folder != nil {
+            StandardOutput.diagnostic("hrm \(command): nothing recorded: no strap was found")
+            return
+        }
         guard let file, !failed else { return }
         catchUp(file)
         await flush()
