@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Already there under Hummingbird; named because hrm-serve uses NIO's HTTP types directly.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        // The config file's TOML (toml++ underneath).
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure decoder for the Heart Rate Service: no Foundation, no D-Bus, no dependencies.
@@ -52,6 +54,7 @@ let package = Package(
             dependencies: [
                 "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
         ),

@@ -62,6 +62,8 @@ struct HRMProcess {
         // hrm remembers the last device; tests keep that memory to themselves.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.path
+        // Nor does the user's config file (~/.config/hrm/config.toml) reach a test.
+        environment["XDG_CONFIG_HOME"] = directory.path
         environment["NO_COLOR"] = "1"
         environment.merge(extra) { $1 }
         process.environment = environment
