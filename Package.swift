@@ -24,8 +24,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Already there under Hummingbird; named because hrm-serve uses NIO's HTTP types directly.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
-        // The config file's TOML (toml++ underneath).
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Pure decoder for the Heart Rate Service: no Foundation, no D-Bus, no dependencies.
@@ -52,12 +50,14 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT",
+                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT", "CTOMLShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: strict
         ),
+        // The config file's TOML: toml++ (Debian's libtomlplusplus-dev, header-only) behind one C
+        // function.
+        .target(name: "CTOMLShims"),
         .executableTarget(name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict),
         // `hrm serve`'s web server (Hummingbird on SwiftNIO), an executable of its own that `hrm
         // serve` runs in its place: the server's libraries stay out of `hrm watch`.
@@ -118,5 +118,6 @@ let package = Package(
             name: "BrokerSupport", dependencies: ["MQTT", "Spawn"], path: "Tests/BrokerSupport",
             swiftSettings: strict),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

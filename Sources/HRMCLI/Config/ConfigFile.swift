@@ -65,8 +65,8 @@ public enum ConfigFile {
         TerminalText.sanitised(path, limit: TerminalText.messageLimit)
     }
 
-    /// The bytes as text, or where they are not: invalid UTF-8, or a NUL (raw or escaped), which
-    /// toml++ reads through C strings that would end there and drop the rest unseen.
+    /// The bytes as text, or where they are not: invalid UTF-8, or a NUL (raw or escaped): no
+    /// setting takes one, and a C string of it would end there.
     static func checkedText(_ bytes: [UInt8], path: String) throws(ConfigError) -> String {
         var line = 1
         var iterator = bytes.makeIterator()

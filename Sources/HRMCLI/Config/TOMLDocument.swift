@@ -1,7 +1,13 @@
-import TOMLKit
+import CTOMLShims
 
-/// The one place that talks to TOMLKit (toml++): TOML text in, plain `ConfigEntry` values out,
-/// or the syntax error with its line and column.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The one place that talks to toml++ (through `CTOMLShims`): TOML text in, plain `ConfigEntry`
+/// values out, or the syntax error with its line and column.
 enum TOMLDocument {
     struct SyntaxError: Error, Sendable, Equatable {
         let line: Int
@@ -10,38 +16,72 @@ enum TOMLDocument {
     }
 
     static func parse(_ text: String) throws(SyntaxError) -> [ConfigEntry] {
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw SyntaxError(
-                line: error.source.begin.line, column: error.source.begin.column, message: error.description)
-        } catch {
-            throw SyntaxError(line: 0, column: 0, message: "\(error)")
+        let parsedOrNil = text.utf8CString.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { hrm_toml_parse($0, buffer.count - 1) }
         }
-        return entries(of: table)
+        guard var parsed = parsedOrNil else { throw SyntaxError(line: 0, column: 0, message: "cannot parse") }
+        defer { hrm_toml_free(&parsed) }
+        guard let data = parsed.data else {
+            let message = parsed.message.map { String(cString: $0) } ?? "not TOML"
+            throw SyntaxError(line: Int(parsed.line), column: Int(parsed.column), message: message)
+        }
+        var reader = Reader(bytes: UnsafeBufferPointer(start: data, count: parsed.length))
+        guard case .table(let entries)? = reader.value() else {
+            throw SyntaxError(line: 0, column: 0, message: "toml++ gave something unreadable")
+        }
+        return entries
     }
 
-    /// `keys` and `values` come in the same (toml++'s) order; TOMLKit's own iterator looks each
-    /// key up again by its C string, which traps on a key with a NUL in it.
-    private static func entries(of table: TOMLTable) -> [ConfigEntry] {
-        zip(table.keys, table.values).map { ConfigEntry(key: $0, value: value($1)) }
-    }
+    /// Reads TOMLShims.cpp's encoding; nil on anything short or unknown (never traps).
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
 
-    private static func value(_ node: TOMLValue) -> ConfigValue {
-        switch node.type {
-        case .string: .string(node.string ?? "")
-        case .int: node.int.map { .integer($0) } ?? .dateOrTime
-        case .double: node.double.map { .float($0) } ?? .dateOrTime
-        case .bool: node.bool.map { .boolean($0) } ?? .dateOrTime
-        case .table: node.table.map { .table(entries(of: $0)) } ?? .table([])
-        case .array:
-            if let array = node.array {
-                .array((0..<array.count).map { value(array[$0].tomlValue) })
-            } else {
-                .array([])
+        mutating func byte() -> UInt8? {
+            guard index < bytes.count else { return nil }
+            defer { index += 1 }
+            return bytes[index]
+        }
+
+        mutating func integer(_ size: Int) -> UInt64? {
+            guard bytes.count - index >= size else { return nil }
+            var value: UInt64 = 0
+            for shift in 0..<size { value |= UInt64(bytes[index + shift]) << (8 * shift) }
+            index += size
+            return value
+        }
+
+        mutating func string() -> String? {
+            guard let length = integer(4).map(Int.init), bytes.count - index >= length else { return nil }
+            defer { index += length }
+            return String(decoding: bytes[index..<(index + length)], as: UTF8.self)
+        }
+
+        mutating func value() -> ConfigValue? {
+            switch byte() {
+            case UInt8(ascii: "t"):
+                guard let count = integer(4) else { return nil }
+                var entries: [ConfigEntry] = []
+                for _ in 0..<count {
+                    guard integer(4) != nil, let key = string(), let value = value() else { return nil }
+                    entries.append(ConfigEntry(key: key, value: value))
+                }
+                return .table(entries)
+            case UInt8(ascii: "a"):
+                guard let count = integer(4) else { return nil }
+                var values: [ConfigValue] = []
+                for _ in 0..<count {
+                    guard let value = value() else { return nil }
+                    values.append(value)
+                }
+                return .array(values)
+            case UInt8(ascii: "s"): return string().map { .string($0) }
+            case UInt8(ascii: "i"): return integer(8).map { .integer(Int(Int64(bitPattern: $0))) }
+            case UInt8(ascii: "f"): return integer(8).map { .float(Double(bitPattern: $0)) }
+            case UInt8(ascii: "b"): return byte().map { .boolean($0 != 0) }
+            case UInt8(ascii: "d"): return .dateOrTime
+            default: return nil
             }
-        case .date, .time, .dateTime: .dateOrTime
         }
     }
 }
