@@ -188,45 +188,29 @@ import Testing
             ])
     }
 
-    @Test func keyLines() {
-        let lines = TOMLKeyLines(
-            """
+    /// toml++ gives each key's line, however the key is written.
+    @Test func keyLines() throws {
+        let text = #"""
             # comment = 1
-            a = 1 # b = 2
-            "quoted key" = '''
-            x = not a key
-            '''
-            arr = [
-              "c = 3",
-              { d = 4 },
+            format = "csv" # max-hr = 2
+            "devices" = [
+              "a",
+              "b = 3",
             ]
-            text = \"\"\"
-            e = 5 \\\"\"\" still
-            \"\"\"
-            site . "x.y" = 1
-            [ mqtt ]
-            url = "u"
-            [[list]]
-            item = 1
-            inline = { f = 1,
-            g = 2 }
-            after = 1
-            """)
-        #expect(lines.line(of: ["a"]) == 2)
-        #expect(lines.line(of: ["quoted key"]) == 3)
-        #expect(lines.line(of: ["x"]) == nil)
-        #expect(lines.line(of: ["arr"]) == 6)
-        #expect(lines.line(of: ["c"]) == nil)
-        #expect(lines.line(of: ["text"]) == 10)
-        #expect(lines.line(of: ["e"]) == nil)
-        #expect(lines.line(of: ["site", "x.y"]) == 13)
-        #expect(lines.line(of: ["mqtt"]) == 14)
-        #expect(lines.line(of: ["mqtt", "url"]) == 15)
-        #expect(lines.line(of: ["mqtt", "nothing"]) == 14)
-        #expect(lines.line(of: ["list", "item"]) == 17)
-        #expect(lines.line(of: ["list", "inline", "g"]) == 18)
-        #expect(lines.line(of: ["list", "after"]) == 20)
-        #expect(lines.line(of: ["b"]) == nil)
+            adapter = """
+            max-hr = 5
+            """
+            [mqtt]
+            url = "mqtt://h"
+
+            prefix = 7
+            """#
+        let error = try #require(Self.failure(text))
+        #expect(error.line == 13, "\(error)")
+        #expect(error.message.hasPrefix("mqtt.prefix:"), "\(error)")
+        #expect(try #require(Self.failure("serve.listen = 5")).line == 1)
+        #expect(try #require(Self.failure("serve = { listen = 5 }")).line == 1)
+        #expect(try #require(Self.failure("a = 1\n\"max-hr\" = 1")).line == 2)
     }
 
     @Test func defaultPathFollowsXDG() {

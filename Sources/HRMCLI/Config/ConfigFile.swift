@@ -51,7 +51,7 @@ public enum ConfigFile {
                 column: error.column > 0 ? error.column : nil,
                 "not valid TOML: " + lowercasedFirst(error.message))
         }
-        return try Configuration.read(entries, path: path, lines: TOMLKeyLines(text))
+        return try Configuration.read(entries, path: path)
     }
 
     /// toml++'s "Error while parsing …" as the rest of a message: "error while parsing …".

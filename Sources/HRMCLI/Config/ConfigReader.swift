@@ -3,23 +3,26 @@
 /// for, so that the rest can be reported as unknown, with the nearest known key as a suggestion.
 struct ConfigReader {
     let path: String
-    let lines: TOMLKeyLines
     /// Where this table is: `[]` for the top level, `["mqtt"]` for `[mqtt]`.
     let table: [String]
     private let entries: [ConfigEntry]
     private var asked: [String] = []
 
-    init(_ entries: [ConfigEntry], path: String, lines: TOMLKeyLines, table: [String] = []) {
+    /// The line of the table itself (`[mqtt]`), for a key that has none.
+    private let tableLine: Int?
+
+    init(_ entries: [ConfigEntry], path: String, table: [String] = [], line: Int? = nil) {
         self.entries = entries
         self.path = path
-        self.lines = lines
         self.table = table
+        self.tableLine = line
     }
 
     /// `mqtt.url`: a key as messages name it.
     func name(_ key: String) -> String { (table + [key]).joined(separator: ".") }
 
-    func line(_ key: String) -> Int? { lines.line(of: table + [key]) }
+    /// The line `key` is written on (toml++'s position of the key).
+    func line(_ key: String) -> Int? { entries.first { $0.key == key }?.line ?? tableLine }
 
     /// The value of `key`, if the table has it.
     mutating func value(_ key: String) -> ConfigValue? {
@@ -116,7 +119,7 @@ struct ConfigReader {
         guard case .table(let entries) = found else {
             throw unexpected(key, "a table ([\(name(key))])", found, code: .wrongType)
         }
-        var reader = ConfigReader(entries, path: path, lines: lines, table: table + [key])
+        var reader = ConfigReader(entries, path: path, table: table + [key], line: line(key))
         try body(&reader)
         return reader.unknownKeys()
     }

@@ -40,8 +40,9 @@ indirect enum ConfigValue: Sendable, Equatable {
     }
 }
 
-/// One `key = value` of a table, in the order TOML gave them.
+/// One `key = value` of a table, in the order TOML gave them, with the line of the key.
 struct ConfigEntry: Sendable, Equatable {
     var key: String
     var value: ConfigValue
+    var line: Int? = nil
 }

@@ -52,12 +52,12 @@ public struct Configuration: Sendable, Equatable {
     public init() {}
 
     /// The settings in `entries` (a parsed file), and a warning for each key hrm does not know.
-    static func read(_ entries: [ConfigEntry], path: String, lines: TOMLKeyLines) throws(ConfigError)
+    static func read(_ entries: [ConfigEntry], path: String) throws(ConfigError)
         -> (Configuration, [ConfigWarning])
     {
         var file = Configuration()
         file.path = path
-        var top = ConfigReader(entries, path: path, lines: lines)
+        var top = ConfigReader(entries, path: path)
         try file.readDevices(&top)
         file.adapter = try top.string("adapter", "an adapter's name (\"hci0\") or address")
         file.powerOn = try top.boolean("power-on")

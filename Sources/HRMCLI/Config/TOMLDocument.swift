@@ -7,7 +7,7 @@ import CTOMLShims
 #endif
 
 /// The one place that talks to toml++ (through `CTOMLShims`): TOML text in, plain `ConfigEntry`
-/// values out, or the syntax error with its line and column.
+/// values out with the line of each key, or the syntax error with its line and column.
 enum TOMLDocument {
     struct SyntaxError: Error, Sendable, Equatable {
         let line: Int
@@ -63,8 +63,8 @@ enum TOMLDocument {
                 guard let count = integer(4) else { return nil }
                 var entries: [ConfigEntry] = []
                 for _ in 0..<count {
-                    guard integer(4) != nil, let key = string(), let value = value() else { return nil }
-                    entries.append(ConfigEntry(key: key, value: value))
+                    guard let line = integer(4), let key = string(), let value = value() else { return nil }
+                    entries.append(ConfigEntry(key: key, value: value, line: line > 0 ? Int(line) : nil))
                 }
                 return .table(entries)
             case UInt8(ascii: "a"):
