@@ -61,6 +61,7 @@ deps:
 	command -v pkg-config >/dev/null || need="$$need pkg-config"; \
 	pkg-config --exists dbus-1 2>/dev/null || need="$$need libdbus-1-dev"; \
 	pkg-config --exists libmosquitto 2>/dev/null || need="$$need libmosquitto-dev"; \
+	[ -f /usr/include/toml++/toml.h ] || need="$$need libtomlplusplus-dev"; \
 	command -v dbus-daemon >/dev/null || need="$$need dbus-daemon"; \
 	if [ -z "$$need" ]; then echo "deps: all there"; exit 0; fi; \
 	sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \

@@ -55,11 +55,14 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT",
+                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT", "CTOMLShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
+        // The config file's TOML: toml++ (Debian's libtomlplusplus-dev, header-only) behind one C
+        // function.
+        .target(name: "CTOMLShims"),
         .executableTarget(name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict),
         // `hrm serve`'s web server (Hummingbird on SwiftNIO), an executable of its own that `hrm
         // serve` runs in its place: the server's libraries stay out of `hrm watch`.
@@ -120,5 +123,6 @@ let package = Package(
             name: "BrokerSupport", dependencies: ["MQTT", "Spawn"], path: "Tests/BrokerSupport",
             swiftSettings: strict),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

@@ -10,6 +10,7 @@ public struct HRM: AsyncParsableCommand {
             ScanCommand.self, WatchCommand.self, RecordCommand.self, SessionsCommand.self, ExportCommand.self,
             ResetEnergyCommand.self,
             DecodeCommand.self, HRVCommand.self, TeamCommand.self, ServeCommand.self, ForgetCommand.self,
+            ConfigCommand.self,
         ]
     )
 

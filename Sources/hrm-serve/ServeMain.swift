@@ -25,7 +25,9 @@ struct ServeMain: AsyncParsableCommand {
     /// How long the web server gets to stop after that; then hrm-serve exits all the same.
     static let serverGrace: Duration = .seconds(2)
 
-    func run() async throws {
+    mutating func run() async throws {
+        let file = try arguments.applyConfigFile(command: "serve")
+        serve.fill(from: file)
         let feed = LiveFeed()
         let hub = ClientHub(feed: feed, maximum: serve.maxClients, verbose: serve.verbose)
         let policy = AccessPolicy(serve)

@@ -31,14 +31,15 @@ struct HRMProcess {
     /// hrm printed so far, however long that took (20 s at most).
     static func runUnderSim(
         _ scenario: String, _ arguments: [String], log: String? = nil, shell: String? = nil,
-        terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
+        environment: [String: String] = [:], terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
     ) async throws -> Result {
         let sim = binary.deletingLastPathComponent().appendingPathComponent("hrm-sim").path
         var simArguments = ["--scenario", scenario]
         if let log { simArguments += ["--log", log] }
         let command = shell.map { ["/bin/bash", "-c", $0] } ?? [binary.path] + arguments
         return try await run(
-            simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim), terminateWhen: ready)
+            simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim), environment: environment,
+            terminateWhen: ready)
     }
 
     static func run(
@@ -62,6 +63,8 @@ struct HRMProcess {
         // hrm remembers the last device; tests keep that memory to themselves.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory.path
+        // Nor does the user's config file (~/.config/hrm/config.toml) reach a test.
+        environment["XDG_CONFIG_HOME"] = directory.path
         environment["NO_COLOR"] = "1"
         environment.merge(extra) { $1 }
         process.environment = environment

@@ -70,7 +70,7 @@ import Testing
         #expect(scan.timeout.value == 120)
         let reset = try #require(
             try HRM.parseAsRoot(["reset-energy", "--scan-timeout", "1.5", "x"]) as? ResetEnergyCommand)
-        #expect(reset.search.scanTimeout.value == 1.5)
+        #expect(reset.search.scanTimeout?.value == 1.5)
         #expect(Seconds(argument: "30s")?.value == 30)
         #expect(throws: ValidationError.self) { try Seconds.parsing("-1") }
     }

@@ -81,7 +81,7 @@ import Testing
     @Test func durationsBecomeDurations() throws {
         let watch = try #require(try HRM.parseAsRoot(["watch", "--duration", "45m"]) as? WatchCommand)
         #expect(watch.arguments.limits.duration?.duration == .seconds(2700))
-        #expect(watch.arguments.search.scanTimeout.value == 10)
+        #expect(watch.arguments.search.chosenScanTimeout.value == 10)
     }
 }
 

@@ -25,8 +25,9 @@ public struct RecordCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func run() async throws {
+    public mutating func run() async throws {
         StandardOutput.prepare()
+        try arguments.applyConfigFile(command: "record")
         guard let folder = SessionsFolder.fromEnvironment() else {
             StandardOutput.diagnostic(
                 "hrm record: neither XDG_DATA_HOME nor HOME is set to an absolute path: use hrm watch --record PATH"

@@ -24,15 +24,18 @@ public struct ResetEnergyCommand: AsyncParsableCommand {
 
     @OptionGroup public var search: SearchOptions
 
+    @OptionGroup public var configFile: ConfigOptions
+
     public init() {}
 
     public func validate() throws {
         if device.isEmpty { throw ValidationError("DEVICE must not be empty: it would match any strap") }
     }
 
-    public func run() async throws {
+    public mutating func run() async throws {
         StandardOutput.prepare()
-        let reset = EnergyReset(device: device, bluetooth: bluetooth, scanTimeout: search.scanTimeout)
+        try applyConfigFile()
+        let reset = EnergyReset(device: device, bluetooth: bluetooth, scanTimeout: search.chosenScanTimeout)
         // Ctrl-C, SIGTERM and SIGHUP cancel the work; the connection is closed all the same.
         let status = await SessionStop().run { await reset.run() }
         if status != 0 { throw ExitCode(status) }

@@ -33,14 +33,17 @@ public struct ScanCommand: AsyncParsableCommand {
 
     @OptionGroup public var bluetooth: AdapterOptions
 
+    @OptionGroup public var configFile: ConfigOptions
+
     public init() {}
 
     public func validate() throws {
         try timeout.check(atMost: 3600, "--timeout")
     }
 
-    public func run() async throws {
+    public mutating func run() async throws {
         StandardOutput.prepare()
+        try applyConfigFile()
         let scan = Scan(format: output.chosen, all: all, timeout: timeout.value, bluetooth: bluetooth)
         let status = await SessionStop().run {
             let output = LineWriter()

@@ -31,13 +31,17 @@ public struct TeamCommand: AsyncParsableCommand {
     @Flag(help: "JSON lines: each measurement with a \"source\" field.")
     public var json = false
 
-    @Option(help: ArgumentHelp("The first level of hrm's topics.", valueName: "prefix"))
-    public var mqttPrefix = "hrm"
+    // The default is in the help text: optional, so that the config file's prefix is taken
+    // when the option is not given.
+    @Option(help: ArgumentHelp("The first level of hrm's topics. (default: hrm)", valueName: "prefix"))
+    public var mqttPrefix: String?
 
     @Option(help: ArgumentHelp("Trust this CA file for mqtts:// (default: the system's).", valueName: "path"))
     public var mqttCafile: String?
 
     @OptionGroup public var limits: LimitOptions
+
+    @OptionGroup public var configFile: ConfigOptions
 
     public init() {}
 
@@ -47,16 +51,18 @@ public struct TeamCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("URL: \(error.message)")
         }
-        if let problem = MQTTTopics.problem(withLevel: mqttPrefix) {
+        if let mqttPrefix, let problem = MQTTTopics.problem(withLevel: mqttPrefix) {
             throw ValidationError("--mqtt-prefix: \(problem)")
         }
     }
 
-    public func run() async throws {
+    public mutating func run() async throws {
         StandardOutput.prepare()
+        try applyConfigFile()
         guard let broker = try? MQTTBrokerURL(parsing: url) else { throw ExitCode(64) }
         let status = await TeamView(
-            broker: broker, prefix: mqttPrefix, caFile: mqttCafile, json: json, limits: limits.runLimits
+            broker: broker, prefix: mqttPrefix ?? "hrm", caFile: mqttCafile, json: json,
+            limits: limits.runLimits
         ).run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -48,8 +48,9 @@ public struct WatchCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func run() async throws {
+    public mutating func run() async throws {
         StandardOutput.prepare()
+        try arguments.applyConfigFile(command: "watch")
         let status = await WatchSession.run(
             arguments.options(command: "watch", recording: record.map { .file($0) }))
         if status != 0 { throw ExitCode(status) }

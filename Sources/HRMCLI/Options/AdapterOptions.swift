@@ -21,7 +21,7 @@ public struct SearchOptions: ParsableArguments, Sendable {
         parsing: .unconditional,
         help: "How long to look for the device: seconds, or with a unit (30s, 2m). Default: 10.",
         transform: Seconds.parsing)
-    public var scanTimeout: Seconds = Self.defaultScanTimeout
+    public var scanTimeout: Seconds?
 
     static let defaultScanTimeout: Seconds = {
         guard let ten = try? Seconds(10) else { preconditionFailure("10 s is a valid time") }
@@ -31,8 +31,11 @@ public struct SearchOptions: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        try scanTimeout.check(atMost: 3600, "--scan-timeout")
+        try scanTimeout?.check(atMost: 3600, "--scan-timeout")
     }
+
+    /// `--scan-timeout`; 10 s when not given.
+    public var chosenScanTimeout: Seconds { scanTimeout ?? Self.defaultScanTimeout }
 }
 
 extension AdapterOptions {

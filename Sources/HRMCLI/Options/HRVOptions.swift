@@ -7,13 +7,13 @@ public struct HRVOptions: ParsableArguments, Sendable {
         help: ArgumentHelp(
             "Seconds between hrv events; 0 for none. Default: 5.", valueName: "seconds"),
         transform: HRVOptions.interval)
-    public var hrvEvery: Double = 5
+    public var hrvEvery: Double?
 
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Seconds of beats HRV is computed over. Default: 60.", valueName: "seconds"),
         transform: Seconds.parsing)
-    public var hrvWindow: Seconds = Self.defaultWindow
+    public var hrvWindow: Seconds?
 
     @Flag(help: "Use RR intervals as they come, without correcting missed, extra or ectopic beats.")
     public var noCorrection = false
@@ -21,6 +21,7 @@ public struct HRVOptions: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
+        guard let hrvWindow else { return }
         if hrvWindow.value < 10 { throw ValidationError("--hrv-window must be at least 10 seconds") }
         try hrvWindow.check(atMost: 3600, "--hrv-window")
     }
@@ -36,8 +37,11 @@ public struct HRVOptions: ParsableArguments, Sendable {
         return minute
     }()
 
+    /// The settings, 5 s and 60 s where not given.
     var settings: HRVTracker.Settings {
-        HRVTracker.Settings(
-            every: hrvEvery > 0 ? hrvEvery : nil, window: hrvWindow.value, correcting: !noCorrection)
+        let every = hrvEvery ?? 5
+        return HRVTracker.Settings(
+            every: every > 0 ? every : nil, window: (hrvWindow ?? Self.defaultWindow).value,
+            correcting: !noCorrection)
     }
 }

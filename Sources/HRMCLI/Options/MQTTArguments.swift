@@ -18,8 +18,10 @@ public struct MQTTArguments: ParsableArguments, Sendable {
     @Option(help: ArgumentHelp("This host's name in the topics. Default: the host name.", valueName: "id"))
     public var mqttID: String?
 
-    @Option(help: ArgumentHelp("The first level of every topic.", valueName: "prefix"))
-    public var mqttPrefix = "hrm"
+    // The default is in the help text (as ArgumentParser would show it): optional, so that the
+    // config file's value is taken when the option is not given.
+    @Option(help: ArgumentHelp("The first level of every topic. (default: hrm)", valueName: "prefix"))
+    public var mqttPrefix: String?
 
     @Option(help: ArgumentHelp("Trust this CA file for mqtts:// (default: the system's).", valueName: "path"))
     public var mqttCafile: String?
@@ -27,23 +29,26 @@ public struct MQTTArguments: ParsableArguments, Sendable {
     @Flag(help: "Do not publish Home Assistant discovery configs.")
     public var noHaDiscovery = false
 
-    @Option(help: ArgumentHelp("Home Assistant's discovery prefix.", valueName: "prefix"))
-    public var haPrefix = "homeassistant"
+    @Option(
+        help: ArgumentHelp("Home Assistant's discovery prefix. (default: homeassistant)", valueName: "prefix")
+    )
+    public var haPrefix: String?
 
     public init() {}
 
+    /// Whether an --mqtt-… or --ha-… option was given: they need a broker, from --mqtt or the
+    /// config file (checked once the file is read: `WatchArguments.apply`).
+    var detailsGiven: Bool {
+        [mqttID, mqttCafile, mqttPrefix, haPrefix].contains { $0 != nil } || noHaDiscovery
+    }
+
     public func validate() throws {
-        let given =
-            [mqttID, mqttCafile].contains { $0 != nil } || noHaDiscovery || mqttPrefix != "hrm"
-            || haPrefix != "homeassistant"
-        guard let mqtt else {
-            if given { throw ValidationError("the --mqtt-… and --ha-… options need --mqtt URL") }
-            return
-        }
-        do throws(MQTTError) {
-            _ = try MQTTBrokerURL(parsing: mqtt)
-        } catch {
-            throw ValidationError("--mqtt: \(error.message)")
+        if let mqtt {
+            do throws(MQTTError) {
+                _ = try MQTTBrokerURL(parsing: mqtt)
+            } catch {
+                throw ValidationError("--mqtt: \(error.message)")
+            }
         }
         for (name, value) in [
             ("--mqtt-id", mqttID), ("--mqtt-prefix", mqttPrefix), ("--ha-prefix", haPrefix),
@@ -59,9 +64,9 @@ public struct MQTTArguments: ParsableArguments, Sendable {
     var settings: MQTTSettings? {
         guard let mqtt, let url = try? MQTTBrokerURL(parsing: mqtt) else { return nil }
         return MQTTSettings(
-            url: url, topics: MQTTTopics(prefix: mqttPrefix, host: mqttID ?? Self.hostName),
+            url: url, topics: MQTTTopics(prefix: mqttPrefix ?? "hrm", host: mqttID ?? Self.hostName),
             caFile: mqttCafile,
-            discoveryPrefix: noHaDiscovery ? nil : haPrefix)
+            discoveryPrefix: noHaDiscovery ? nil : haPrefix ?? "homeassistant")
     }
 
     /// The host name, made a valid topic level; `hrm` when there is none.

@@ -38,8 +38,9 @@ public struct OutputOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "Colour on a terminal: auto (unless NO_COLOR is set), always or never.", valueName: "when"))
-    public var color: ColorChoice = .auto
+            "Colour on a terminal: auto (unless NO_COLOR is set), always or never. Default: auto.",
+            valueName: "when"))
+    public var color: ColorChoice?
 
     public init() {}
 
@@ -55,4 +56,10 @@ public struct OutputOptions: ParsableArguments, Sendable {
     public var chosen: OutputFormat {
         format ?? (json ? .json : csv ? .csv : .text)
     }
+
+    /// Whether a format was given, by any spelling.
+    var formatGiven: Bool { format != nil || json || csv }
+
+    /// `--color`; auto when not given.
+    public var chosenColor: ColorChoice { color ?? .auto }
 }

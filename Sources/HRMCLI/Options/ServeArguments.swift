@@ -5,9 +5,9 @@ import MQTT
 public struct ServeArguments: ParsableArguments, Sendable {
     @Option(
         help: ArgumentHelp(
-            "Listen here: HOST:PORT, [IPv6]:PORT or :PORT (every interface); port 0: any free one (logged). Default: loopback only.",
+            "Listen here: HOST:PORT, [IPv6]:PORT or :PORT (every interface); port 0: any free one (logged). Default: loopback only. (default: 127.0.0.1:8757)",
             valueName: "host:port"))
-    public var listen = "127.0.0.1:8757"
+    public var listen: String?
 
     @Option(
         help: ArgumentHelp(
@@ -42,7 +42,7 @@ public struct ServeArguments: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        guard ListenAddress(listen) != nil else {
+        if let listen, ListenAddress(listen) == nil {
             throw ValidationError(
                 "--listen '\(TerminalText.sanitised(listen, limit: 60))': give HOST:PORT, [IPv6]:PORT or :PORT with a port from 0 (any free one) to 65535"
             )
@@ -64,9 +64,9 @@ public struct ServeArguments: ParsableArguments, Sendable {
         if offlineText.count > 200 { throw ValidationError("--offline-text is longer than 200 characters") }
     }
 
-    /// The address to bind.
+    /// The address to bind: `--listen`, else loopback port 8757.
     public var address: ListenAddress {
-        ListenAddress(listen) ?? ListenAddress(host: "127.0.0.1", port: 8757)
+        listen.flatMap(ListenAddress.init) ?? ListenAddress(host: "127.0.0.1", port: 8757)
     }
 }
 

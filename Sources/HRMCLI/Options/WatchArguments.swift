@@ -31,6 +31,8 @@ public struct WatchArguments: ParsableArguments, Sendable {
 
     @OptionGroup(title: "MQTT") public var mqtt: MQTTArguments
 
+    @OptionGroup public var configFile: ConfigOptions
+
     public init() {}
 
     public func validate() throws {
@@ -44,14 +46,19 @@ public struct WatchArguments: ParsableArguments, Sendable {
         for (index, request) in requests.enumerated() where requests[..<index].contains(request) {
             throw ValidationError("\(request.spoken) is given twice")
         }
+        // A config file may give the broker; without one this is a usage error at once.
+        if mqtt.detailsGiven, mqtt.mqtt == nil, !configFile.fileExists {
+            throw ValidationError("the --mqtt-… and --ha-… options need --mqtt URL")
+        }
     }
 
     /// The session's choices, recording to `recording` if any.
     func options(command: String, recording: RecordingChoice?) -> WatchOptions {
         WatchOptions(
             command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
-            format: output.chosen, colour: output.color, limits: limits.runLimits,
-            bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.scanTimeout, hrv: hrv.settings,
+            format: output.chosen, colour: output.chosenColor, limits: limits.runLimits,
+            bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.chosenScanTimeout,
+            hrv: hrv.settings,
             zones: zones.chosen, alertAbove: alerts.alertAbove, alertBelow: alerts.alertBelow,
             onAlert: alerts.onAlert, recording: recording, mqtt: mqtt.settings)
     }
