@@ -37,7 +37,9 @@ let package = Package(
         .target(name: "FIT", swiftSettings: strict),
 
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
-        .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
+        .target(
+            name: "BlueZ", dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
         .target(
@@ -57,6 +59,7 @@ let package = Package(
             dependencies: [
                 "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT", "CTOMLShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -90,7 +93,11 @@ let package = Package(
         // few C shims Swift cannot call directly; the Swift D-Bus layer on top hides both.
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .target(name: "CDBusShims", dependencies: ["CDBus"]),
-        .target(name: "DBus", dependencies: ["CDBus", "CDBusShims"], swiftSettings: strict),
+        // Logging: a caller's swift-log Logger (none by default) sees every call and its outcome.
+        .target(
+            name: "DBus",
+            dependencies: ["CDBus", "CDBusShims", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         // D-Bus round-trip and signal-throughput benchmark (run by `make bench-dbus`).
         .executableTarget(
             name: "dbus-bench", dependencies: ["DBus"], path: "Benchmarks/DBus/dbus-bench",
@@ -105,7 +112,11 @@ let package = Package(
             name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate", "Spawn"],
             swiftSettings: strict),
         .testTarget(
-            name: "HRMCLITests", dependencies: ["HRMCLI", "HeartRate", "HRV", "BrokerSupport"],
+            name: "HRMCLITests",
+            dependencies: [
+                "HRMCLI", "HeartRate", "HRV", "BrokerSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
 

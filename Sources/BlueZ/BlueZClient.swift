@@ -1,4 +1,5 @@
 import DBus
+public import Logging
 
 #if canImport(Glibc)
     import Glibc
@@ -37,24 +38,39 @@ public actor BlueZClient {
     var sessions: [AttributePath: NotifySession] = [:]
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.
     let callTimeout: Duration
+    /// What the client decides and what bluetoothd's signals say (see ClientLog.swift).
+    nonisolated let logger: Logger
+    /// Decided once, so that a signal costs one test of a flag when nothing is logged: signals
+    /// at debug, each notification at trace.
+    nonisolated let logsSignals: Bool
+    nonisolated let logsNotifications: Bool
 
-    init(connection: Connection, callTimeout: Duration) {
+    init(connection: Connection, callTimeout: Duration, logger: Logger) {
         self.connection = connection
         self.callTimeout = callTimeout
+        self.logger = logger
+        logsSignals = logger.logLevel <= .debug
+        logsNotifications = logger.logLevel <= .trace
     }
 
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` honoured) or to `address`, and loads
-    /// bluetoothd's objects.
-    public static func connect(address: String? = nil, timeout: Duration = .seconds(10))
+    /// bluetoothd's objects. `logger` sees the client's decisions and bluetoothd's signals,
+    /// `busLogger` (else `logger`) every method call on the bus; by default nothing is logged.
+    public static func connect(
+        address: String? = nil, timeout: Duration = .seconds(10),
+        logger: Logger? = nil, busLogger: Logger? = nil
+    )
         async throws(BlueZError)
         -> BlueZClient
     {
+        let logger = logger ?? Connection.loggingDisabled
+        let busLogger = busLogger ?? logger
         let connection: Connection
         do throws(DBusError) {
             if let address {
-                connection = try await Connection(address: address, timeout: timeout)
+                connection = try await Connection(address: address, timeout: timeout, logger: busLogger)
             } else {
-                connection = try await Connection.system(timeout: timeout)
+                connection = try await Connection.system(timeout: timeout, logger: busLogger)
             }
         } catch {
             // Ctrl-C while connecting is a stop asked for, not a bus that is unavailable.
@@ -72,7 +88,7 @@ public actor BlueZClient {
                 .noSystemBus, "the system D-Bus is not running: nothing answers at \(busAddress) (\(reason))",
                 dbusName: error.name.rawValue)
         }
-        let client = BlueZClient(connection: connection, callTimeout: timeout)
+        let client = BlueZClient(connection: connection, callTimeout: timeout, logger: logger)
         try await client.load()
         return client
     }
@@ -115,6 +131,7 @@ public actor BlueZClient {
             }
             let objects = try await connection.managedObjects(destination: Self.service, timeout: callTimeout)
             mirror = ObjectMirror(objects)
+            if logsSignals { logLoaded() }
             follower = Task { [weak self] in
                 for await event in events {
                     switch event {
@@ -136,6 +153,7 @@ public actor BlueZClient {
     func lostTheBus() {
         guard !busGone else { return }
         busGone = true
+        logger.info("lost the connection to the system bus")
         for watcher in watchers.values { watcher.finish() }
         watchers = [:]
         for waiter in lossWaiters.values { waiter.finish() }
@@ -159,6 +177,9 @@ public actor BlueZClient {
     /// bluetoothd went away (every object with it, without a signal: connected devices are
     /// announced disconnected, then everything removed) or came back (its objects loaded again).
     func ownerChanged(_ owner: String?) async {
+        logger.info(
+            owner.map { "bluetoothd is on the bus (\($0)): loading its objects again" }
+                ?? "bluetoothd left the bus: its objects are gone")
         guard owner != nil else {
             for path in mirror.paths(with: Self.deviceInterface) {
                 if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
@@ -186,6 +207,7 @@ public actor BlueZClient {
     }
 
     func apply(_ event: ObjectEvent) {
+        if logsSignals { log(event) }
         mirror.apply(event)
         // StartNotify's values go to their sessions' bounded queues, not through a watcher's
         // stream: a watcher's stream is unbounded, and a consumer stuck on a full stdout would
@@ -251,9 +273,16 @@ public actor BlueZClient {
                     .adapterNotFound,
                     "no adapter '\(wanted)'; there is \(all.map(\.name).joined(separator: ", "))")
             }
+            logger.debug(
+                "adapter \(match.name) chosen: asked for '\(wanted)'",
+                metadata: ["adapters": "\(all.summary)"])
             return match
         }
-        return all.first(where: \.powered) ?? all[0]
+        let chosen = all.first(where: \.powered) ?? all[0]
+        logger.debug(
+            "adapter \(chosen.name) chosen: \(chosen.powered ? "the first powered one" : "none is powered, the first one")",
+            metadata: ["adapters": "\(all.summary)"])
+        return chosen
     }
 
     static func blocked(_ adapter: Adapter) -> BlueZError {
@@ -268,6 +297,7 @@ public actor BlueZClient {
         if adapter.powered { return adapter }
         let path = adapter.path.objectPath
         if adapter.blocked { throw Self.blocked(adapter) }
+        logger.info("powering on \(adapter.name)")
         do throws(BlueZError) {
             try await set("Powered", to: .boolean(true), on: path, interface: BlueZNames.Call.adapter)
         } catch {

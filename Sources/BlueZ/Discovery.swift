@@ -12,6 +12,9 @@ extension BlueZClient {
         var filter: [String: Value] = ["Transport": .string("le"), "DuplicateData": .boolean(true)]
         if let services { filter["UUIDs"] = .strings(services.map(\.description)) }
         let (events, watcherID) = watch()
+        logger.debug(
+            "discovery on \(adapter.name) starts",
+            metadata: ["filter": "\(Value.propertyMap(filter).logSummary())"])
         do throws(BlueZError) {
             _ = try await call(
                 "SetDiscoveryFilter", on: adapterPath, interface: BlueZNames.Call.adapter,
@@ -52,7 +55,9 @@ extension BlueZClient {
         }
         let connection = self.connection
         let timeout = callTimeout
+        let logger = self.logger
         continuation.onTermination = { [weak self] _ in
+            logger.debug("discovery on \(adapter.name) stops")
             relay.cancel()
             Task {
                 await self?.unwatch(watcherID)

@@ -153,6 +153,7 @@ extension BlueZClient {
     ) async throws(BlueZError) -> Bool {
         let path = devicePath.objectPath
         if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
+            logger.debug("\(path) is connected already: waiting for its services")
             try await awaitServices(path, require: require, timeout: timeout, settle: settle)
             return false
         }
@@ -161,6 +162,7 @@ extension BlueZClient {
             try await awaitServices(path, require: require, timeout: timeout, settle: settle)
             return true
         } catch {
+            logger.debug("connecting \(path) failed (\(error.message)): sending Disconnect")
             // Sent from a task of its own: a cancelled caller's calls are not sent.
             await Task { try? await self.disconnect(devicePath, timeout: .seconds(5)) }.value
             throw error
@@ -175,10 +177,12 @@ extension BlueZClient {
         while true {
             attempt += 1
             do throws(BlueZError) {
+                logger.debug("Connect \(path): attempt \(attempt) of \(attempts)")
                 _ = try await call("Connect", on: path, interface: BlueZNames.Call.device, timeout: timeout)
                 return
             } catch {
                 guard error.isRoutineConnectFailure, attempt < attempts else { throw error }
+                logger.info("Connect \(path) failed routinely (\(error.message)): trying again")
                 // Retry once Connected has gone false (it usually is already).
                 _ = try? await wait("Connected to go false", timeout: .seconds(3)) {
                     (mirror) -> WaitOutcome<Bool> in
@@ -209,6 +213,8 @@ extension BlueZClient {
         }
         let required = Set(require)
         let characteristicInterface = Self.characteristicInterface
+        let start = ContinuousClock.now
+        logger.debug("\(path) is connected: waiting for ServicesResolved")
         _ = try await wait("services to resolve", timeout: timeout) { (mirror) -> WaitOutcome<Bool> in
             guard let device = mirror.properties(path, Self.deviceInterface) else {
                 return .failed(BlueZError(.deviceNotFound, "the device went away while connecting"))
@@ -227,6 +233,13 @@ extension BlueZClient {
                 })
             return required.isSubset(of: present) ? .done(true) : .pending
         }
+        logger.debug(
+            "services resolved on \(path)",
+            metadata: [
+                "services": "\(services(of: DevicePath(path)).count)",
+                "characteristics": "\(characteristics(of: DevicePath(path)).count)",
+                "ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
+            ])
         if settle { await settleServices(of: DevicePath(path)) }
     }
 
@@ -249,6 +262,7 @@ extension BlueZClient {
         async throws(BlueZError)
     {
         let path = devicePath.objectPath
+        logger.debug("disconnecting \(path)")
         _ = try await call("Disconnect", on: path, interface: BlueZNames.Call.device, timeout: timeout)
         _ = try await wait("Connected to go false", timeout: .seconds(5)) { (mirror) -> WaitOutcome<Bool> in
             if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {

@@ -51,6 +51,12 @@ extension BlueZClient {
             && mirror.properties(characteristic.path.objectPath, Self.characteristicInterface)?[
                 "NotifyAcquired"]
                 != nil
+        logger.debug(
+            "notifications of \(characteristic.uuid) at \(characteristic.path.objectPath)",
+            metadata: [
+                "method": "\(method)", "flags": "\(characteristic.flags.joined(separator: ","))",
+                "offersAcquireNotify": "\(offersAcquire)",
+            ])
         switch method {
         case .startNotify:
             return try await sessionNotifications(characteristic, inline: inline)
@@ -63,6 +69,7 @@ extension BlueZClient {
             } catch  where error.code == .bluez {
                 // NotSupported, NotPermitted, InProgress (another client's StartNotify), a
                 // descriptor that is not a SEQPACKET socket: the signal path still works.
+                logger.info("AcquireNotify failed (\(error.message)): falling back to StartNotify")
                 return try await sessionNotifications(characteristic, inline: inline, fellBack: error)
             }
         }
@@ -100,13 +107,22 @@ extension BlueZClient {
         // A pipe, a file, a stream socket would be read as if it were one notification per
         // datagram, and end at once: closed here (for bluetoothd, that is the release).
         try DatagramReader.requireSeqpacket(socket)
+        logger.debug(
+            "notifications of \(characteristic.path.objectPath) by AcquireNotify",
+            metadata: ["mtu": "\(mtu)", "fd": "\(socket)"])
+        let logger = self.logger
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
         // bluetoothd closes the socket just before it announces Connected=false: finish once the
         // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
         let device = characteristic.devicePath.objectPath
         let reader = try DatagramReader(
-            socket: socket, mtu: Int(mtu), deliver: inline ?? { continuation.yield(.value($0)) },
+            socket: socket, mtu: Int(mtu),
+            deliver: tracing(
+                inline ?? { continuation.yield(.value($0)) }, characteristic.path, by: "AcquireNotify"),
             end: { [weak self] byPeer in
+                logger.debug(
+                    "notify socket of \(characteristic.path.objectPath) closed by \(byPeer ? "bluetoothd" : "hrm")"
+                )
                 guard byPeer else { return continuation.finish() }
                 Task {
                     _ = try? await self?.wait("Connected to go false", timeout: .seconds(2)) {
@@ -174,6 +190,7 @@ extension BlueZClient {
             }
             break
         }
+        logger.debug("notifications of \(characteristic.path.objectPath) by StartNotify")
         notifying.insert(characteristic.path)
         stopping[characteristic.path] = nil
         let (stream, continuation) = AsyncStream.makeStream(

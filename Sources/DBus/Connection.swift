@@ -1,6 +1,7 @@
 internal import CDBus
 internal import CDBusShims
 internal import Glibc
+public import Logging
 
 /// A connection to a message bus. All its work happens on its own event-loop thread; every
 /// method here is safe to call from any task. Close it with `close()` (also done when the last
@@ -9,6 +10,11 @@ internal import Glibc
 public final class Connection: Sendable {
     let core: Core
     let executor: LoopTaskExecutor
+    /// Sees every method call and its outcome, subscriptions, and connecting (debug level).
+    let logger: Logger
+
+    /// The logger of a connection whose caller gave none: it logs nothing.
+    public static let loggingDisabled = Logger(label: "dbus", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// This connection's unique name on the bus (`:1.42`).
     public let uniqueName: BusName
@@ -20,32 +26,50 @@ public final class Connection: Sendable {
     /// closes its socket and ends its thread, except in one case libdbus gives no way out of: if
     /// connect(2) itself is still blocked (an AF_UNIX listener whose accept queue is full, a tcp
     /// peer that does not answer), that thread stays until connect(2) returns, then closes what it
-    /// got (see Connect.swift).
-    public init(address: String, timeout: Duration = .seconds(10)) async throws(DBusError) {
+    /// got (see Connect.swift). `logger` sees what the connection does (see CallLog.swift).
+    public init(address: String, timeout: Duration = .seconds(10), logger: Logger = loggingDisabled)
+        async throws(DBusError)
+    {
         guard !address.isEmpty, !address.utf8.contains(0) else {
             throw DBusError(.connectionFailed, "invalid D-Bus address \(address.debugDescription)")
         }
         Connection.initialiseLibrary
-        let (core, name) = try await Connection.open(address: address, timeout: timeout)
-        self.core = core
-        self.executor = LoopTaskExecutor(core: core)
-        self.uniqueName = (try? BusName(name)) ?? BusName(unchecked: ":unknown")
+        let start = monotonicNanos()
+        logger.debug("connecting to \(address)", metadata: ["timeout": "\(timeout.compactText)"])
+        let opened: (Core, String)
+        do throws(DBusError) {
+            opened = try await Connection.open(address: address, timeout: timeout)
+        } catch {
+            logger.debug(
+                "cannot connect to \(address): \(error)", metadata: ["ms": "\(millisecondsSince(start))"])
+            throw error
+        }
+        self.core = opened.0
+        self.executor = LoopTaskExecutor(core: opened.0)
+        self.uniqueName = (try? BusName(opened.1)) ?? BusName(unchecked: ":unknown")
+        self.logger = logger
+        logger.debug(
+            "connected to \(address) as \(uniqueName)", metadata: ["ms": "\(millisecondsSince(start))"])
     }
 
     /// The system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else `/var/run/dbus/system_bus_socket`); `timeout`
     /// as for `init(address:timeout:)`.
-    public static func system(timeout: Duration = .seconds(10)) async throws(DBusError) -> Connection {
+    public static func system(timeout: Duration = .seconds(10), logger: Logger = loggingDisabled)
+        async throws(DBusError) -> Connection
+    {
         try await Connection(
             address: address(from: "DBUS_SYSTEM_BUS_ADDRESS") ?? "unix:path=/var/run/dbus/system_bus_socket",
-            timeout: timeout)
+            timeout: timeout, logger: logger)
     }
 
     /// The session bus (`DBUS_SESSION_BUS_ADDRESS`); `timeout` as for `init(address:timeout:)`.
-    public static func session(timeout: Duration = .seconds(10)) async throws(DBusError) -> Connection {
+    public static func session(timeout: Duration = .seconds(10), logger: Logger = loggingDisabled)
+        async throws(DBusError) -> Connection
+    {
         guard let address = address(from: "DBUS_SESSION_BUS_ADDRESS") else {
             throw DBusError(.connectionFailed, "DBUS_SESSION_BUS_ADDRESS is not set")
         }
-        return try await Connection(address: address, timeout: timeout)
+        return try await Connection(address: address, timeout: timeout, logger: logger)
     }
 
     private static func address(from variable: String) -> String? {
@@ -67,6 +91,7 @@ public final class Connection: Sendable {
     /// Closes the connection (idempotent): pending calls fail with `.disconnected`, streams
     /// finish, exported objects go away. Returns once the connection is released.
     public func close() async {
+        logger.debug("closing the connection \(uniqueName)")
         let core = self.core
         core.execute { core.shutdown(DBusError.closed) }
         await core.waitUntilFinished()
@@ -116,7 +141,11 @@ public final class Connection: Sendable {
         let message = try Connection.makeCall(
             destination: destination, path: path, interface: interface, member: member, body: body,
             noReply: false, autoStart: autoStart, interactive: allowInteractiveAuthorization)
-        return try await send(call: message, timeout: timeout)
+        // The one check a call costs when nothing is logged.
+        guard logger.logLevel <= .debug else { return try await send(call: message, timeout: timeout) }
+        let summary = CallSummary(
+            destination: destination, path: path, interface: interface, member: member, body: body)
+        return try await sendLogged(call: message, summary, timeout: timeout)
     }
 
     func send(call message: OwnedMessage, timeout: Duration) async throws(DBusError) -> Message {
@@ -145,6 +174,12 @@ public final class Connection: Sendable {
         let message = try Connection.makeCall(
             destination: destination, path: path, interface: interface, member: member, body: body,
             noReply: true, autoStart: true, interactive: false)
+        if logger.logLevel <= .debug {
+            CallSummary(
+                destination: destination, path: path, interface: interface, member: member, body: body
+            )
+            .logSent(to: logger)
+        }
         try enqueueSend(message)
     }
 

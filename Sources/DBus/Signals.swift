@@ -324,7 +324,11 @@ extension Connection {
                 if let value = transform(message) { continuation.yield(value) }
             },
             finish: { continuation.finish() })
+        let logger = self.logger
+        let logged = logger.logLevel <= .debug
+        if logged { for rule in rules { logger.debug("subscribe \(rule)") } }
         continuation.onTermination = { _ in
+            if logged { for rule in rules { logger.debug("unsubscribe \(rule)") } }
             core.execute { core.unsubscribe(id) }
         }
         let result: Result<Void, DBusError> = await withCheckedContinuation { c in

@@ -21,6 +21,12 @@ public struct HRM: AsyncParsableCommand {
     public static func run(arguments: [String]) async -> Never {
         do {
             var command = try parseAsRoot(arguments)
+            // Once, before anything logs: -v of the commands that have it, else HRM_LOG.
+            if let logging = command as? any LoggingCommand {
+                logging.logOptions.start()
+            } else {
+                HRMLog.start(verbosity: 0)
+            }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

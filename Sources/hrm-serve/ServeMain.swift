@@ -26,6 +26,7 @@ struct ServeMain: AsyncParsableCommand {
     static let serverGrace: Duration = .seconds(2)
 
     mutating func run() async throws {
+        serve.log.start()
         let file = try arguments.applyConfigFile(command: "serve")
         serve.fill(from: file)
         let feed = LiveFeed()

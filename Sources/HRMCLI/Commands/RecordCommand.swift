@@ -23,6 +23,8 @@ public struct RecordCommand: AsyncParsableCommand {
 
     @OptionGroup public var arguments: WatchArguments
 
+    @OptionGroup(title: "Logging") public var log: LogOptions
+
     public init() {}
 
     public mutating func run() async throws {

@@ -26,6 +26,8 @@ public struct ResetEnergyCommand: AsyncParsableCommand {
 
     @OptionGroup public var configFile: ConfigOptions
 
+    @OptionGroup(title: "Logging") public var log: LogOptions
+
     public init() {}
 
     public func validate() throws {
@@ -51,7 +53,7 @@ struct EnergyReset: Sendable {
     func run() async -> Int32 {
         let client: BlueZClient
         do {
-            client = try await BlueZClient.connect()
+            client = try await BlueZClient.connect(logger: HRMLog.bluez, busLogger: HRMLog.dbus)
         } catch {
             return report(error)
         }

@@ -35,6 +35,8 @@ public struct ScanCommand: AsyncParsableCommand {
 
     @OptionGroup public var configFile: ConfigOptions
 
+    @OptionGroup(title: "Logging") public var log: LogOptions
+
     public init() {}
 
     public func validate() throws {
@@ -67,7 +69,7 @@ struct Scan: Sendable {
     func run(output: LineWriter) async -> Int32 {
         let client: BlueZClient
         do {
-            client = try await BlueZClient.connect()
+            client = try await BlueZClient.connect(logger: HRMLog.bluez, busLogger: HRMLog.dbus)
         } catch {
             return Failure.report(error, command: "scan", json: json ? output : nil)
         }

@@ -40,6 +40,8 @@ public struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup public var arguments: WatchArguments
 
+    @OptionGroup(title: "Logging") public var log: LogOptions
+
     @Option(
         help: ArgumentHelp(
             "Record the session to this new file (JSON lines with the raw notifications; see hrm record).",

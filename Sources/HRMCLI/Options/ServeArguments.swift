@@ -24,8 +24,10 @@ public struct ServeArguments: ParsableArguments, Sendable {
             valueName: "text"))
     public var offlineText = "disconnected"
 
-    @Flag(help: "Log clients coming and going on stderr.")
-    public var verbose = false
+    /// `-v`/`--verbose` (also: clients coming and going), as every command that touches the bus has it.
+    @OptionGroup(title: "Logging") public var log: LogOptions
+
+    public var verbose: Bool { log.verbose > 0 }
 
     @Option(
         help: ArgumentHelp(

@@ -79,6 +79,7 @@ struct ConnectionSupervisor: Sendable {
         var firstConnection = true
         while !Task.isCancelled {
             status(firstConnection ? .connecting : .reconnecting)
+            HRMLog.watch.info("\(firstConnection ? "connecting to" : "reconnecting to") \(address)")
             do {
                 let turn = try await gate.withTurn { () async throws(BlueZError) -> Bool in
                     if !firstConnection { try await finder.rediscover(target) }
@@ -99,6 +100,9 @@ struct ConnectionSupervisor: Sendable {
                     throw error
                 }
                 let delay = backoff.delay()
+                HRMLog.watch.info(
+                    "connecting to \(address) failed: \(error.message)",
+                    metadata: ["code": "\(error.code.rawValue)", "retry_in": "\(delay)"])
                 status(
                     .disconnected, "\(error.message)\(Self.roomHint(error, gate.links)); retrying in \(delay)"
                 )
@@ -106,6 +110,7 @@ struct ConnectionSupervisor: Sendable {
                 continue
             }
             backoff.reset()
+            HRMLog.watch.info("connected to \(address)")
             status(.connected)
             guard let measurement = await client.characteristic(BluetoothUUID(0x2A37), of: target.path) else {
                 throw BlueZError(.bluez, "the device has no Heart Rate Measurement characteristic")
@@ -132,6 +137,11 @@ struct ConnectionSupervisor: Sendable {
             gate.linkUp()
             for await event in notifications { report(event) }
             gate.linkDown()
+            HRMLog.watch.info(
+                Task.isCancelled
+                    ? "session stopped: releasing \(address)'s notifications"
+                    : "the link to \(address) dropped\(reconnect ? ": reconnecting at once" : " (--no-reconnect)")"
+            )
             if Task.isCancelled {
                 holdings.notifications = measurement
                 break

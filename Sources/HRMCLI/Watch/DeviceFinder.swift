@@ -24,13 +24,20 @@ struct DeviceFinder: Sendable {
     func find() async throws(BlueZError) -> DiscoveredDevice? {
         var wanted = self.wanted
         if wanted == nil, let last = Self.stateStore?.lastDevice() { wanted = last }
+        if self.wanted == nil, let wanted {
+            HRMLog.watch.debug("no DEVICE given: looking for the last strap watched, \(wanted)")
+        }
         if let wanted, let address = BluetoothAddress(wanted),
             let known = await client.device(address, on: adapter)
         {
+            HRMLog.watch.info("chose \(known.logText): bluetoothd knows it already, no scan")
             return known
         }
         let stream = try await client.discover(adapter: adapter)
         await scanning()
+        HRMLog.watch.debug(
+            "scanning for \(wanted ?? "the strongest heart-rate monitor")",
+            metadata: ["timeout": "\(scanTimeout.spoken)"])
         let limit = ContinuousClock.now + scanTimeout.duration
         var best: DiscoveredDevice? = nil
         var seen: Set<BluetoothAddress> = []
@@ -41,13 +48,22 @@ struct DeviceFinder: Sendable {
         // Ticks make the choice even when bluetoothd reports nothing new (an unknown RSSI).
         for await update in stream.ticking(every: .milliseconds(100)).until(limit) {
             if case .element(let device) = update {
-                if seen.insert(device.address).inserted { lastNew = .now }
+                if seen.insert(device.address).inserted {
+                    lastNew = .now
+                    HRMLog.watch.debug("candidate \(device.logText)")
+                }
                 if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
-                if let wanted, Self.matches(device, wanted) { return device }
+                if let wanted, Self.matches(device, wanted) {
+                    HRMLog.watch.info("chose \(device.logText): it matches '\(wanted)'")
+                    return device
+                }
             }
             guard let best else { continue }
             if remembered, let wanted {
                 guard ContinuousClock.now >= rememberedGivesWayAt else { continue }
+                HRMLog.watch.info(
+                    "chose \(best.logText): the strongest of \(seen.count); the last strap watched, \(wanted), is not around"
+                )
                 await fallingBack(
                     "the last strap watched, \(wanted), is not around: taking the strongest monitor, \(best.address) (hrm forget stops remembering it)"
                 )
@@ -59,9 +75,16 @@ struct DeviceFinder: Sendable {
                 && (ContinuousClock.now - lastNew >= Self.quietMoment
                     || (best.rssi ?? -999) >= Self.strongSignal)
             {
+                HRMLog.watch.info(
+                    "chose \(best.logText): the strongest of \(seen.count)\((best.rssi ?? -999) >= Self.strongSignal ? ", a strong signal" : ", nothing new for \(Self.quietMoment)")"
+                )
                 return best
             }
         }
+        HRMLog.watch.info(
+            self.wanted == nil
+                ? "scan over: \(best.map { "chose \($0.logText), the strongest of \(seen.count)" } ?? "no heart-rate monitor found")"
+                : "scan over: nothing matches '\(self.wanted ?? "")' among \(seen.count)")
         return self.wanted == nil ? best : nil
     }
 
@@ -123,6 +146,7 @@ struct DeviceFinder: Sendable {
     /// a scan sees it advertise: look for it, as long as the scan timeout allows.
     func rediscover(_ target: DiscoveredDevice) async throws(BlueZError) {
         guard await client.device(target.address, on: adapter) == nil else { return }
+        HRMLog.watch.info("bluetoothd has forgotten \(target.address): scanning for it")
         let stream = try await client.discover(adapter: adapter)
         for await device in stream.until(ContinuousClock.now + scanTimeout.duration)
         where device.address == target.address {

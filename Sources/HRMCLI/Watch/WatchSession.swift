@@ -194,7 +194,7 @@ struct WatchSession: Sendable {
             defer { timer?.cancel() }
             let ending: Ending
             do throws(BlueZError) {
-                let client = try await BlueZClient.connect()
+                let client = try await BlueZClient.connect(logger: HRMLog.bluez, busLogger: HRMLog.dbus)
                 // Losing the bus ends the session like any stop; it is reported as the failure it is.
                 let busWatch = Task { if await client.busLost() { stop.stop(.busLost) } }
                 ending = await watch(client)
