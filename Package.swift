@@ -118,7 +118,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "DBusTests", dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
 
         // libmosquitto's header (libmosquitto-dev), C shims (its loader, eventfd, thread name),
         // and the MQTT client on top that hides them: hrm publishes measurements to a broker and
