@@ -20,7 +20,9 @@ import Testing
         }
         func log(event: LogEvent) {
             let pairs = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            records.value.withLock { $0.append("\(event.level) \(event.message) " + pairs.joined(separator: " ")) }
+            records.value.withLock {
+                $0.append("\(event.level) \(event.message) " + pairs.joined(separator: " "))
+            }
         }
     }
 
@@ -35,12 +37,14 @@ import Testing
                 body: [.string("hi"), .bytes(Array(0..<40))])
             _ = await dbusError {
                 try await client.call(
-                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo", member: "Fail",
+                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo",
+                    member: "Fail",
                     body: [.string("org.bluez.Error.Failed"), .string("le-connection-abort-by-local")])
             }
             _ = await dbusError {
                 try await client.call(
-                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo", member: "Sleep",
+                    destination: "org.example.Test", path: "/echo", interface: "org.example.Echo",
+                    member: "Sleep",
                     body: [.uint32(2000)], timeout: .milliseconds(100))
             }
             await client.close()
@@ -53,12 +57,20 @@ import Testing
             #expect(echo?.contains(#"("hi", ay:000102"#) == true, "\(text)")
             #expect(echo?.contains("…(40 bytes))") == true, "\(text)")
             #expect(echo?.contains("dest=org.example.Test path=/echo timeout=25s") == true, "\(text)")
-            #expect(lines.contains { $0.hasPrefix(#"debug reply org.example.Echo.Echo: "hi", ay:"#) && $0.contains(" ms=") })
             #expect(
                 lines.contains {
-                    $0.hasPrefix("debug error org.example.Echo.Fail: org.bluez.Error.Failed: le-connection-abort-by-local")
+                    $0.hasPrefix(#"debug reply org.example.Echo.Echo: "hi", ay:"#) && $0.contains(" ms=")
+                })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix(
+                        "debug error org.example.Echo.Fail: org.bluez.Error.Failed: le-connection-abort-by-local"
+                    )
                 }, "\(text)")
-            #expect(lines.contains { $0.hasPrefix("debug timeout org.example.Echo.Sleep: no reply within 100 ms") }, "\(text)")
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("debug timeout org.example.Echo.Sleep: no reply within 100 ms")
+                }, "\(text)")
             // A call and its outcome carry the same number.
             let number = echo?.split(separator: " ").first { $0.hasPrefix("call=") }
             #expect(number != nil)
@@ -79,7 +91,9 @@ import Testing
         // A large reply stops at the limit and says how long it was.
         let objects = Value.dictionary(
             key: .objectPath, value: .string,
-            try (0..<1000).map { DictEntry(.objectPath(try ObjectPath("/org/bluez/hci0/dev_\($0)")), .string("x")) })
+            try (0..<1000).map {
+                DictEntry(.objectPath(try ObjectPath("/org/bluez/hci0/dev_\($0)")), .string("x"))
+            })
         let summary = objects.logSummary(limit: 100)
         #expect(summary.count < 160, "\(summary)")
         #expect(summary.hasSuffix("… (1000 in all)"), "\(summary)")

@@ -5,10 +5,14 @@ import Testing
 /// hardware would attach to a bug report.
 @Suite struct LoggingBinaryTests {
     /// `2026-11-23T20:01:34.123Z debug dbus: ...`: a line of hrm's log.
-    static let logLine = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (trace|debug|info|notice|warning|error|critical) (dbus|bluez|watch): /#
+    static func isLogLine(_ line: some StringProtocol) -> Bool {
+        String(line).contains(
+            #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (trace|debug|info|notice|warning|error|critical) (dbus|bluez|watch): /#
+        )
+    }
 
     static func logLines(_ stderr: String) -> [String] {
-        stderr.split(separator: "\n").map(String.init).filter { $0.contains(logLine) }
+        stderr.split(separator: "\n").map(String.init).filter(isLogLine)
     }
 
     /// `hrm ARGUMENTS` under hrm-sim playing `scenario`, with HRM_LOG set to `hrmLog` (empty:
@@ -40,9 +44,13 @@ import Testing
         let lines = Self.logLines(verbose.stderr)
         let text = lines.joined(separator: "\n")
         #expect(lines.contains { $0.contains("debug dbus: call org.bluez.Device1.Connect()") }, "\(text)")
-        #expect(lines.contains { $0.contains("debug dbus: reply org.bluez.Device1.Connect") && $0.contains(" ms=") })
+        #expect(
+            lines.contains {
+                $0.contains("debug dbus: reply org.bluez.Device1.Connect") && $0.contains(" ms=")
+            })
         #expect(lines.contains { $0.contains("org.bluez.GattCharacteristic1.AcquireNotify") })
-        #expect(lines.contains { $0.contains("org.bluez.Adapter1.SetDiscoveryFilter") && $0.contains("\"le\"") })
+        #expect(
+            lines.contains { $0.contains("org.bluez.Adapter1.SetDiscoveryFilter") && $0.contains("\"le\"") })
         #expect(lines.contains { $0.contains("bluez: PropertiesChanged") && $0.contains("Connected=true") })
         #expect(lines.contains { $0.contains("bluez: InterfacesAdded") && $0.contains("org.bluez.Device1") })
         #expect(lines.contains { $0.contains("info watch: chose D2:4B:7E:10:20:30") })
@@ -50,7 +58,7 @@ import Testing
         // Debug, not trace: no line per notification.
         #expect(!lines.contains { $0.contains(" trace ") }, "\(text)")
         // Everything on stderr is a log line (the run had nothing else to say).
-        let other = verbose.stderr.split(separator: "\n").filter { !$0.contains(Self.logLine) }
+        let other = verbose.stderr.split(separator: "\n").filter { !Self.isLogLine($0) }
         #expect(other.isEmpty, "\(other)")
     }
 
@@ -87,11 +95,14 @@ import Testing
     @Test func traceShowsStartNotifyNotifications() async throws {
         let scenario = try HostileWorldTests.scenario("start-notify-log.json", #", "acquireNotify": false"#)
         defer { try? FileManager.default.removeItem(atPath: scenario) }
-        let result = try await Self.watch(["watch", "--json", "--count", "3", "-vv", "Polar"], scenario: scenario)
+        let result = try await Self.watch(
+            ["watch", "--json", "--count", "3", "-vv", "Polar"], scenario: scenario)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Self.logLines(result.stderr)
         #expect(lines.contains { $0.contains("call org.bluez.GattCharacteristic1.StartNotify()") })
-        #expect(lines.filter { $0.contains("trace bluez: notification") && $0.contains("by StartNotify") }.count >= 3)
+        #expect(
+            lines.filter { $0.contains("trace bluez: notification") && $0.contains("by StartNotify") }.count
+                >= 3)
         #expect(Self.types(result.stdout).filter { $0 == "measurement" }.count == 3)
     }
 
@@ -106,9 +117,13 @@ import Testing
 
     /// A call that fails is logged with bluetoothd's error name and message.
     @Test func aFailedCallIsLoggedWithItsError() async throws {
-        let result = try await Self.watch(["watch", "--json", "--count", "1", "-v"], scenario: "connect-abort")
-        let errors = Self.logLines(result.stderr).filter { $0.contains("debug dbus: error org.bluez.Device1.Connect") }
-        #expect(errors.contains { $0.contains("org.bluez.Error.") && $0.contains(" ms=") }, "\(result.stderr)")
+        let result = try await Self.watch(
+            ["watch", "--json", "--count", "1", "-v"], scenario: "connect-abort")
+        let errors = Self.logLines(result.stderr).filter {
+            $0.contains("debug dbus: error org.bluez.Device1.Connect")
+        }
+        #expect(
+            errors.contains { $0.contains("org.bluez.Error.") && $0.contains(" ms=") }, "\(result.stderr)")
     }
 
     /// On a terminal, log lines never land on the end of the live line: it is cleared first.
@@ -120,16 +135,22 @@ import Testing
         let hrm = HRMProcess.binary.path
         let result = try await HRMProcess.runUnderSim(
             "basic", [],
-            shell: "TERM=xterm NO_COLOR=1 HRM_LOG=trace /usr/bin/script -qefc \"'\(hrm)' watch --count 4\" /dev/null")
+            shell:
+                "TERM=xterm NO_COLOR=1 HRM_LOG=trace /usr/bin/script -qefc \"'\(hrm)' watch --count 4\" /dev/null"
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let text = result.stdout
         #expect(text.contains("\u{1B}[2K"), "a live line")
         let starts = text.ranges(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z trace bluez: notification/#)
         #expect(starts.count >= 3, "\(text.debugDescription)")
+        // The first notification's line comes before the live line exists; the later ones while it
+        // is on the screen.
+        #expect(starts.filter { text[..<$0.lowerBound].hasSuffix("\r\u{1B}[2K") }.count >= 2)
         for range in starts {
             let before = text[..<range.lowerBound]
             #expect(
-                before.hasSuffix("\r\u{1B}[2K") || before.hasSuffix("\n") || before.isEmpty,
+                // (A terminal's newline is "\r\n", one Character to Swift.)
+                before.hasSuffix("\r\u{1B}[2K") || before.hasSuffix("\r\n") || before.hasSuffix("\n"),
                 "\(before.suffix(40).debugDescription)")
         }
     }
