@@ -21,11 +21,13 @@ public struct HRM: AsyncParsableCommand {
     public static func run(arguments: [String]) async -> Never {
         do {
             var command = try parseAsRoot(arguments)
-            // Once, before anything logs: -v of the commands that have it, else HRM_LOG.
-            if let logging = command as? any LoggingCommand {
-                logging.logOptions.start()
-            } else {
-                HRMLog.start(verbosity: 0)
+            // Once, before anything logs: -v of the commands that have it, else HRM_LOG. Not for
+            // serve: hrm-serve, which it runs in its place, starts its own (a bad HRM_LOG is
+            // reported once).
+            switch command {
+            case let logging as any LoggingCommand: logging.logOptions.start()
+            case is ServeCommand: break
+            default: HRMLog.start(verbosity: 0)
             }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -115,6 +115,26 @@ import Testing
         #expect(Self.types(result.stdout).filter { $0 == "measurement" }.count == 1)
     }
 
+    /// `hrm serve` runs hrm-serve in its place, which logs as watch does: -v there too, and a bad
+    /// HRM_LOG is one warning, not one from each.
+    @Test func serveLogsLikeWatch() async throws {
+        let verbose = try await Self.watch([
+            "serve", "--listen", "127.0.0.1:0", "--json", "--count", "2", "-v",
+        ])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(
+            Self.logLines(verbose.stderr).contains {
+                $0.contains("debug dbus: call org.bluez.Device1.Connect()")
+            })
+        let bogus = try await Self.watch(
+            ["serve", "--listen", "127.0.0.1:0", "--json", "--count", "1"], hrmLog: "bogus")
+        #expect(bogus.status == 0, "\(bogus.stderr)")
+        #expect(
+            bogus.stderr.components(separatedBy: "HRM_LOG=bogus is not a log level").count == 2,
+            "\(bogus.stderr)")
+        #expect(Self.logLines(bogus.stderr).isEmpty)
+    }
+
     /// A call that fails is logged with bluetoothd's error name and message.
     @Test func aFailedCallIsLoggedWithItsError() async throws {
         let result = try await Self.watch(

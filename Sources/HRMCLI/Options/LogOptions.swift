@@ -18,7 +18,8 @@ public struct LogOptions: ParsableArguments, Sendable {
     }
 }
 
-/// A command with `LogOptions`: `HRM.run` starts logging with its choice.
+/// A command with `LogOptions`: `HRM.run` starts logging with its choice. (`serve` has them too,
+/// in `ServeArguments`, and `hrm-serve` starts logging with them.)
 protocol LoggingCommand {
     var logOptions: LogOptions { get }
 }
@@ -27,4 +28,3 @@ extension WatchCommand: LoggingCommand { var logOptions: LogOptions { log } }
 extension RecordCommand: LoggingCommand { var logOptions: LogOptions { log } }
 extension ScanCommand: LoggingCommand { var logOptions: LogOptions { log } }
 extension ResetEnergyCommand: LoggingCommand { var logOptions: LogOptions { log } }
-extension ServeCommand: LoggingCommand { var logOptions: LogOptions { serve.log } }

@@ -114,6 +114,7 @@ struct DeviceFinder: Sendable {
                 })
             else { continue }
             found[index] = device
+            HRMLog.watch.info("chose \(device.logText): it matches '\(requests[index])'")
             if !missing() { break }
         }
         return found
@@ -129,6 +130,7 @@ struct DeviceFinder: Sendable {
         var lastNew = ContinuousClock.now
         for await update in stream.ticking(every: .milliseconds(250)).until(limit) {
             if case .element(let device) = update, !found.contains(where: { $0.address == device.address }) {
+                HRMLog.watch.info("--all: found \(device.logText)")
                 found.append(device)
                 lastNew = .now
             }
