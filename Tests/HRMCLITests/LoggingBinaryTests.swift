@@ -36,7 +36,9 @@ import Testing
         let quiet = try await Self.watch(["watch", "--json", "--count", "3"])
         let verbose = try await Self.watch(["watch", "--json", "--count", "3", "-v"])
         #expect(quiet.status == 0 && verbose.status == 0, "\(verbose.stderr)")
-        #expect(Self.types(verbose.stdout) == Self.types(quiet.stdout))
+        // (The basic strap's battery drops after some seconds: on a loaded machine, within the run.)
+        let ignoringBattery = { (stdout: String) in Self.types(stdout).filter { $0 != "battery" } }
+        #expect(ignoringBattery(verbose.stdout) == ignoringBattery(quiet.stdout))
         #expect(Self.types(verbose.stdout).filter { $0 == "measurement" }.count == 3)
         for line in verbose.stdoutLines {
             #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
