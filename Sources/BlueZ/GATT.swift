@@ -277,6 +277,7 @@ extension BlueZClient {
     /// still takes the link down if this process leaves the bus at once (checked on real 5.66 in
     /// the lab), so a run that is ending need not wait.
     public func requestDisconnect(_ devicePath: DevicePath) async throws(BlueZError) {
+        logger.debug("disconnecting \(devicePath.objectPath) without waiting for the reply")
         do throws(DBusError) {
             try connection.callNoReply(
                 destination: Self.service, path: devicePath.objectPath, interface: BlueZNames.Call.device,

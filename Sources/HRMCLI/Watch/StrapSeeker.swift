@@ -31,6 +31,7 @@ struct StrapSeeker: Sendable {
         try? await Task.sleep(for: backoff.delay())
         if Task.isCancelled { return nil }
         let wanted = missing.map(\.wanted)
+        HRMLog.watch.info("looking again for \(wanted.joined(separator: ", ")), not found so far")
         let finder = self.finder
         let turn = try? await gate.withTurn { () async throws(BlueZError) -> [DiscoveredDevice?] in
             try await finder.find(each: wanted, scanFor: Self.scanWindow)
