@@ -24,11 +24,7 @@ public struct HRM: AsyncParsableCommand {
             // Once, before anything logs: -v of the commands that have it, else HRM_LOG. Not for
             // serve: hrm-serve, which it runs in its place, starts its own (a bad HRM_LOG is
             // reported once).
-            switch command {
-            case let logging as any LoggingCommand: logging.logOptions.start()
-            case is ServeCommand: break
-            default: HRMLog.start(verbosity: 0)
-            }
+            if !(command is ServeCommand) { HRMLog.start(verbosity: LogOptions.of(command)?.verbose ?? 0) }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

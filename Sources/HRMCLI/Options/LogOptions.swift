@@ -18,13 +18,18 @@ public struct LogOptions: ParsableArguments, Sendable {
     }
 }
 
-/// A command with `LogOptions`: `HRM.run` starts logging with its choice. (`serve` has them too,
-/// in `ServeArguments`, and `hrm-serve` starts logging with them.)
-protocol LoggingCommand {
-    var logOptions: LogOptions { get }
+extension LogOptions {
+    /// The log options of `command`, if it has them. (`serve` has them too, in `ServeArguments`,
+    /// and `hrm-serve` starts logging with them.) Casts to the concrete commands, not to a
+    /// protocol they would share: the first cast to a protocol scans every conformance record of
+    /// the binary, about a million instructions at each start.
+    static func of(_ command: any ParsableCommand) -> LogOptions? {
+        switch command {
+        case let watch as WatchCommand: watch.log
+        case let record as RecordCommand: record.log
+        case let scan as ScanCommand: scan.log
+        case let reset as ResetEnergyCommand: reset.log
+        default: nil
+        }
+    }
 }
-
-extension WatchCommand: LoggingCommand { var logOptions: LogOptions { log } }
-extension RecordCommand: LoggingCommand { var logOptions: LogOptions { log } }
-extension ScanCommand: LoggingCommand { var logOptions: LogOptions { log } }
-extension ResetEnergyCommand: LoggingCommand { var logOptions: LogOptions { log } }
