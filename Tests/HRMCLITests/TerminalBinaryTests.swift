@@ -55,7 +55,8 @@ import Testing
         for before in warnings.dropLast() {
             // What comes just before each warning ends with a cleared line (or a newline).
             #expect(
-                before.hasSuffix("\r\u{1B}[2K") || before.hasSuffix("\n") || before.isEmpty,
+                before.hasSuffix("\r\u{1B}[2K") || before.hasSuffix("\n") || before.hasSuffix("\r\n")
+                    || before.isEmpty,
                 "\(before.suffix(40).debugDescription)")
         }
     }
