@@ -244,6 +244,41 @@ import Testing
         }
     }
 
+    /// `hrm team` without URL takes the broker from the config file's [mqtt] url (as `watch`
+    /// does); with neither it is a usage error.
+    @Test func teamTakesTheBrokerFromTheConfigFile() async throws {
+        guard Self.available() else { return }
+        try await withBroker { broker in
+            let home = try ConfigBinaryTests.Home(
+                """
+                [mqtt]
+                url = "mqtt://127.0.0.1:\(broker.port)"
+                id = "host-a"
+                """)
+            defer { home.cleanUp() }
+            let hrm = HRMProcess.binary.path
+            let result = try await HRMProcess.runUnderSim(
+                "two-straps", [],
+                shell: """
+                    '\(hrm)' team --json --count 3 2> "$XDG_CONFIG_HOME/team.err" & team=$!
+                    for i in $(seq 100); do grep -q 'connected to' "$XDG_CONFIG_HOME/team.err" && break; sleep 0.1; done
+                    '\(hrm)' watch C0:FF:EE:00:00:01 --count 5 > /dev/null
+                    wait $team
+                    """, environment: home.environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdoutLines.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(lines.count == 3, "\(result.stdout)")
+            #expect(lines.allSatisfy { $0["source"] as? String == "host-a" })
+        }
+        let none = try ConfigBinaryTests.Home(nil)
+        defer { none.cleanUp() }
+        let bare = try await HRMProcess.runUnderSim("basic", ["team"], environment: none.environment)
+        #expect(bare.status == 64)
+        #expect(bare.stderr.contains("give the broker's URL"), "\(bare.stderr)")
+    }
+
     /// `hrm serve --mqtt-team`: the straps two hosts publish, served as one team: /api/current names
     /// each strap's host, and the feed carries each event with its `source`; a host that goes away
     /// shows as disconnected.

@@ -7,7 +7,7 @@ import MQTT
     import Musl
 #endif
 
-/// `hrm team URL`: every strap that every hrm host publishes to one MQTT broker, in one view.
+/// `hrm team [URL]`: every strap that every hrm host publishes to one MQTT broker, in one view.
 public struct TeamCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "team",
@@ -25,8 +25,10 @@ public struct TeamCommand: AsyncParsableCommand {
     )
 
     @Argument(
-        help: ArgumentHelp("The broker: mqtt://[user:password@]host[:port] or mqtts://…", valueName: "url"))
-    public var url: String
+        help: ArgumentHelp(
+            "The broker: mqtt://[user:password@]host[:port] or mqtts://… (default: url in the config file's [mqtt]).",
+            valueName: "url"))
+    public var url: String?
 
     @Flag(help: "JSON lines: each measurement with a \"source\" field.")
     public var json = false
@@ -46,10 +48,12 @@ public struct TeamCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        do throws(MQTTError) {
-            _ = try MQTTBrokerURL(parsing: url)
-        } catch {
-            throw ValidationError("URL: \(error.message)")
+        if let url {
+            do throws(MQTTError) {
+                _ = try MQTTBrokerURL(parsing: url)
+            } catch {
+                throw ValidationError("URL: \(error.message)")
+            }
         }
         if let mqttPrefix, let problem = MQTTTopics.problem(withLevel: mqttPrefix) {
             throw ValidationError("--mqtt-prefix: \(problem)")
@@ -59,6 +63,12 @@ public struct TeamCommand: AsyncParsableCommand {
     public mutating func run() async throws {
         StandardOutput.prepare()
         try applyConfigFile()
+        guard let url else {
+            StandardOutput.diagnostic(
+                "hrm team: give the broker's URL (hrm team mqtt://broker.local), or url in the config file's [mqtt]"
+            )
+            throw ExitCode(64)
+        }
         guard let broker = try? MQTTBrokerURL(parsing: url) else { throw ExitCode(64) }
         let status = await TeamView(
             broker: broker, prefix: mqttPrefix ?? "hrm", caFile: mqttCafile, json: json,

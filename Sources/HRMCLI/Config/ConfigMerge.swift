@@ -107,6 +107,7 @@ extension ResetEnergyCommand {
 extension TeamCommand {
     mutating func applyConfigFile() throws(ExitCode) {
         let file = try configFile.load(command: "team")
+        url = url ?? file.mqtt.url
         mqttPrefix = mqttPrefix ?? file.mqtt.prefix
         mqttCafile = mqttCafile ?? file.mqtt.cafile
     }
