@@ -291,8 +291,8 @@ import Testing
             let result = try await HRMProcess.runUnderSim(
                 "two-straps", [],
                 shell: """
-                    '\(hrm)' watch C0:FF:EE:00:00:01 --mqtt \(url) --mqtt-id bike-1 --duration 5 > /dev/null &
-                    '\(hrm)' watch C0:FF:EE:00:00:02 --mqtt \(url) --mqtt-id bike-2 --duration 5 > /dev/null &
+                    '\(hrm)' watch C0:FF:EE:00:00:01 --mqtt \(url) --mqtt-id bike-1 --duration 10 > /dev/null &
+                    '\(hrm)' watch C0:FF:EE:00:00:02 --mqtt \(url) --mqtt-id bike-2 --duration 10 > /dev/null &
                     '\(hrm)' serve --mqtt-team \(url) --listen 127.0.0.1:\(port) 2> /dev/null & serve=$!
                     for i in $(seq 50); do curl -s http://127.0.0.1:\(port)/api/current | grep -q '"bike-2".*"bpm"\\|"bike-1".*"bike-2"' && break; sleep 0.2; done
                     sleep 2
