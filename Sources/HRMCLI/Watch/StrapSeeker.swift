@@ -27,7 +27,7 @@ struct StrapSeeker: Sendable {
     /// Waits for the next round and scans: the straps found (taken off `missing`), possibly none;
     /// nil once the session is stopped. A scan that fails (an adapter switched off) finds nothing
     /// this round.
-    mutating func nextRound() async -> [(request: StrapRequest, device: DiscoveredDevice)]? {
+    mutating func nextRound() async -> [DiscoveredDevice]? {
         try? await Task.sleep(for: backoff.delay())
         if Task.isCancelled { return nil }
         let wanted = missing.map(\.wanted)
@@ -38,12 +38,7 @@ struct StrapSeeker: Sendable {
         }
         if Task.isCancelled { return nil }
         guard let found = turn ?? nil else { return [] }
-        var result: [(request: StrapRequest, device: DiscoveredDevice)] = []
-        var still: [StrapRequest] = []
-        for (request, device) in zip(missing, found) {
-            if let device { result.append((request, device)) } else { still.append(request) }
-        }
-        missing = still
-        return result
+        missing = zip(missing, found).compactMap { request, device in device == nil ? request : nil }
+        return found.compactMap { $0 }
     }
 }

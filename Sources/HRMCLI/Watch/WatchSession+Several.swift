@@ -124,7 +124,7 @@ extension WatchSession {
                     guard let found = await seeker.nextRound() else { return .round(found: [], seeker: nil) }
                     return .round(
                         found: found.map {
-                            Assignment(finder: seeker.finder, target: $0.device, gate: seeker.gate)
+                            Assignment(finder: seeker.finder, target: $0, gate: seeker.gate)
                         },
                         seeker: seeker.missing.isEmpty ? nil : seeker)
                 }
