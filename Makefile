@@ -166,6 +166,7 @@ format:
 
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Benchmarks/HRVBenchmarks Fuzz
+	bash Tests/Packaging/registry-host-check.sh
 
 clean:
 	rm -rf .build .build-* fuzz-corpus

@@ -4,14 +4,14 @@
 # dbus-daemon there, hrm-sim -- hrm watch --count 3 run inside it; then the package is purged and
 # must leave nothing behind.
 #
-# Needs root (debootstrap, chroot, mount) and the Debian mirror (MIRROR). The debootstrapped
+# Needs root (debootstrap, chroot, mount) and a Debian mirror: MIRROR, else the one this machine's
+# apt uses for bookworm (apt-mirror.sh reads /etc/apt's sources; no host is named here). The debootstrapped
 # system is kept as a tarball outside the clone (CACHE, by default
 # /var/cache/hrm-ci/bookworm-minbase.tar.zst, remade after a week) so that reruns skip debootstrap.
 # Anything that cannot run says SKIPPED and why, and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
 CACHE=${CACHE:-/var/cache/hrm-ci/bookworm-minbase.tar.zst}
 started=$SECONDS
 
@@ -54,6 +54,8 @@ if [ -f "$CACHE" ] && [ -z "$(find "$CACHE" -mtime +7)" ]; then
     tar --zstd -xpf "$CACHE" -C "$root"
     echo "deb-chroot-check: bookworm from the cache $CACHE"
 else
+    MIRROR=${MIRROR:-$(Tests/Packaging/apt-mirror.sh bookworm || true)}
+    [ -n "$MIRROR" ] || skip "no Debian mirror for bookworm in /etc/apt's sources (set MIRROR=URL)"
     if ! debootstrap --variant=minbase bookworm "$root" "$MIRROR" >"$work/debootstrap.log" 2>&1; then
         skip "debootstrap could not make bookworm from $MIRROR: $(tail -1 "$work/debootstrap.log")"
     fi
