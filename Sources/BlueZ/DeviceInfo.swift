@@ -16,6 +16,12 @@ public struct DeviceInfo: Sendable, Equatable {
     public var unread: [String] = []
 }
 
+/// One characteristic's read, as a child task of `info` hands it back.
+private struct InfoRead: Sendable {
+    let uuid: UInt16
+    let value: Result<[UInt8], BlueZError>
+}
+
 extension BlueZClient {
     /// The characteristics `info` reads, with their names for people.
     private static let infoCharacteristics: [(uuid: UInt16, name: String)] = [
@@ -46,18 +52,24 @@ extension BlueZClient {
             if entry.uuid == 0x2A19 && batteryFromBlueZ != nil { return nil }
             return present.first { $0.uuid == BluetoothUUID(entry.uuid) }.map { (entry.uuid, entry.name, $0) }
         }
-        let values = await withTaskGroup(of: (UInt16, Result<[UInt8], BlueZError>).self) { group in
+        let values = await withTaskGroup(of: InfoRead.self) { group in
             for (uuid, _, characteristic) in wanted {
                 group.addTask {
+                    // The value is bound before the result is built: Swift 6.3.1's optimiser loses
+                    // the uuid of `return (uuid, .success(try await read(...)))` in a child task
+                    // (the release build read every value and filed them under 0).
+                    let value: Result<[UInt8], BlueZError>
                     do throws(BlueZError) {
-                        return (uuid, .success(try await self.read(characteristic, timeout: timeout)))
+                        let bytes = try await self.read(characteristic, timeout: timeout)
+                        value = .success(bytes)
                     } catch {
-                        return (uuid, .failure(error))
+                        value = .failure(error)
                     }
+                    return InfoRead(uuid: uuid, value: value)
                 }
             }
             var values: [UInt16: Result<[UInt8], BlueZError>] = [:]
-            for await (uuid, value) in group { values[uuid] = value }
+            for await read in group { values[read.uuid] = read.value }
             return values
         }
         func text(_ uuid: UInt16) -> String? {
