@@ -15,7 +15,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint clean
 
 all: build
 
@@ -85,6 +85,18 @@ test:
 	$(SWIFT) test --skip-build --parallel --skip HRMCLITests $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build --parallel --filter HRMCLITests --skip "$(SERVE_SUITES)" $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) test --skip-build --parallel --filter "$(SERVE_SUITES)" $(SWIFT_BUILD_FLAGS)
+
+# The binary tests again, against what `make install` ships: the release build (optimised, static
+# Swift runtime, stripped), installed into a PREFIX of its own and run from there through
+# HRM_BINARY. The optimiser once lost what the debug build kept (the strap's info), so the build
+# users get is tested, not only the debug one. Needs `make release` first.
+INSTALLED := $(CURDIR)/.build/installed
+test-installed:
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+	rm -rf "$(INSTALLED)"
+	$(MAKE) --no-print-directory install DESTDIR= PREFIX="$(INSTALLED)" >/dev/null
+	HRM_BINARY="$(INSTALLED)/bin/hrm" $(SWIFT) test --skip-build --parallel --filter HRMCLITests --skip "$(SERVE_SUITES)" $(SWIFT_BUILD_FLAGS)
+	HRM_BINARY="$(INSTALLED)/bin/hrm" $(SWIFT) test --skip-build --parallel --filter "$(SERVE_SUITES)" $(SWIFT_BUILD_FLAGS)
 
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
