@@ -1,5 +1,6 @@
 import BrokerSupport
 import Foundation
+import MQTT
 import Testing
 
 /// `hrm watch --mqtt` and `hrm team`, the built binary, against a real mosquitto broker of the
@@ -330,6 +331,52 @@ import Testing
             #expect(
                 after.count == 2 && after.allSatisfy { $0["state"] as? String != "connected" }, "\(after)")
             #expect(lines.last == "serve 0")
+        }
+    }
+
+    /// A broker holding thousands of retained fake hosts: on a 40-line terminal, `hrm team` keeps
+    /// its table to the screen (a redraw never moves up 40 lines or more), says how many straps it
+    /// left out, and that it keeps at most its capacity.
+    @Test func teamKeepsItsTableToTheScreen() async throws {
+        guard Self.available() else { return }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            Issue.record("/usr/bin/script (util-linux) is not installed")
+            return
+        }
+        try await withBroker { broker in
+            let publisher = try MQTTClient(try broker.url(), options: MQTTOptions(clientID: "fake-hosts"))
+            try await publisher.connect()
+            for host in 0..<3000 {
+                publisher.publish(
+                    MQTTMessage(
+                        topic: "hrm/fake\(host)/c0ffee000001/info", text: #"{"type":"info","name":"fake"}"#,
+                        retain: true))
+            }
+            await publisher.close(within: .seconds(30))
+            let directory = try makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let command =
+                "stty rows 40 cols 100; TERM=xterm '\(HRMProcess.binary.path)' team mqtt://127.0.0.1:\(broker.port)"
+            let team = try Child(
+                "/usr/bin/script", ["-qefc", command, "/dev/null"],
+                output: directory.appendingPathComponent("tty"))
+            // Every retained message taken, and the table drawn again at least once after that.
+            #expect(
+                await eventually {
+                    let text = team.text
+                    return text.contains("… and 963 more straps")
+                        && text.components(separatedBy: "more straps").count > 2
+                })
+            await team.stop()
+            let text = team.text
+            #expect(text.contains("the broker holds more than 1000 straps or hosts"), "\(text.suffix(2000))")
+            #expect(text.contains("… and 963 more straps"), "\(text.suffix(2000))")
+            // Every cursor-up of a redraw stays within the screen.
+            let ups = text.split(separator: "\u{1B}[").compactMap { piece -> Int? in
+                let digits = piece.prefix { $0.isNumber }
+                return piece.dropFirst(digits.count).first == "A" ? Int(digits) : nil
+            }
+            #expect(!ups.isEmpty && ups.allSatisfy { $0 < 40 }, "\(ups.max() ?? -1)")
         }
     }
 }

@@ -100,4 +100,41 @@ import Testing
         #expect(!TeamRendering.line(row, clock: "00:00:00").contains("\u{1B}"))
         #expect(!TeamRendering.line(row, clock: "00:00:00").contains("\u{07}"))
     }
+
+    /// A broker full of retained fake hosts: the board keeps `capacity` straps and hosts and
+    /// counts the rest; a payload it does not take makes no row.
+    @Test func theBoardKeepsAtMostItsCapacity() {
+        var board = TeamBoard(prefix: "hrm", capacity: 50)
+        for host in 0..<200 {
+            _ = board.take(topic: "hrm/h\(host)/status", payload: Array("online".utf8), at: 0)
+            _ = board.take(
+                topic: "hrm/h\(host)/d/info", payload: Array(#"{"type":"info","name":"x"}"#.utf8), at: 0)
+        }
+        #expect(board.rows.count == 50)
+        #expect(board.hosts.count == 50)
+        #expect(board.refused == 300)
+        _ = board.take(topic: "hrm/h1/d/measurement", payload: Array(#"{"bpm":90}"#.utf8), at: 1)
+        #expect(board.rows.first { $0.host == "h1" }?.bpm == 90, "a strap kept goes on being followed")
+        var fresh = TeamBoard(prefix: "hrm")
+        _ = fresh.take(topic: "hrm/h/d/measurement", payload: Array("not json".utf8), at: 0)
+        _ = fresh.take(topic: "hrm/h/d/info", payload: Array("[1]".utf8), at: 0)
+        #expect(fresh.rows.isEmpty)
+    }
+
+    /// The table fits the screen: at most `height - 1` lines, the straps that sent a measurement
+    /// first, and a last line that counts the ones left out.
+    @Test func theTableFitsTheScreen() {
+        var board = TeamBoard(prefix: "hrm")
+        for host in 0..<500 {
+            _ = board.take(
+                topic: "hrm/fake\(host)/d/info", payload: Array(#"{"type":"info","name":"x"}"#.utf8), at: 0)
+        }
+        _ = board.take(topic: "hrm/real/d/measurement", payload: Array(#"{"bpm":120}"#.utf8), at: 0)
+        let lines = TeamRendering.table(board, now: 0, width: 80, height: 40)
+        #expect(lines.count == 39)
+        #expect(lines[1].hasPrefix("real"), "\(lines[1])")
+        #expect(lines.last == "… and 464 more straps", "\(lines.last ?? "")")
+        #expect(TeamRendering.table(board, now: 0, width: 80, height: 2).count <= 2)
+        #expect(TeamRendering.table(board, now: 0, width: 80).count == 502)
+    }
 }

@@ -117,12 +117,27 @@ struct TeamView: Sendable {
         var dirty = false
         let start = ContinuousClock.now
         func now() -> Int64 { Int64((ContinuousClock.now - start).inSeconds * 1000) }
+        var refusalSaid = false
+        // The table is kept to the screen, so that a redraw moves up at most a screenful.
         func redraw() {
-            let lines = TeamRendering.table(board, now: now(), width: TerminalWidth.current())
-            let up = drawn > 1 ? "\u{1B}[\(drawn - 1)A" : ""
-            output.raw(up + "\r\u{1B}[J" + lines.joined(separator: "\n"))
+            let size = TerminalWidth.size()
+            let lines = TeamRendering.table(board, now: now(), width: size.columns, height: size.lines)
+            output.raw(clearTable() + lines.joined(separator: "\n"))
             drawn = lines.count
             dirty = false
+        }
+        func clearTable() -> String {
+            defer { drawn = 0 }
+            return drawn > 1 ? "\u{1B}[\(drawn - 1)A\r\u{1B}[J" : "\r\u{1B}[J"
+        }
+        // A line on stderr under a live table: the table is cleared first and drawn again below.
+        func notice(_ text: String) {
+            if terminal && drawn > 0 {
+                output.raw(clearTable())
+                output.flush()
+                dirty = true
+            }
+            StandardOutput.diagnostic(text)
         }
         for await update in client.events.ticking(every: terminal ? .milliseconds(250) : nil) {
             guard case .element(let event) = update else {
@@ -145,10 +160,16 @@ struct TeamView: Sendable {
                 case .changed: dirty = true
                 case .ignored: break
                 }
+                if board.refused > 0 && !refusalSaid {
+                    refusalSaid = true
+                    notice(
+                        "hrm team: the broker holds more than \(board.capacity) straps or hosts: "
+                            + "the first \(board.capacity) are kept, the rest are not shown")
+                }
             case .connected:
-                StandardOutput.diagnostic("hrm team: connected to \(broker)")
+                notice("hrm team: connected to \(broker)")
             case .disconnected(let reason):
-                StandardOutput.diagnostic("hrm team: lost the broker at \(broker) (\(reason)); reconnecting")
+                notice("hrm team: lost the broker at \(broker) (\(reason)); reconnecting")
             case .dropped:
                 break
             }

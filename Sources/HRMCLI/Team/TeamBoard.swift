@@ -22,13 +22,21 @@ struct TeamBoard {
         case ignored
     }
 
+    /// How many straps, and how many hosts, the board keeps at most: a broker can hold any number
+    /// of retained messages (anyone allowed to publish can fill it), and a team is a few dozen.
+    static let defaultCapacity = 1000
+
     let prefix: String
+    let capacity: Int
     private(set) var rows: [Row] = []
     /// Each host's `online` / `offline`.
     private(set) var hosts: [(host: String, online: Bool)] = []
+    /// Straps and hosts not kept because the board was full.
+    private(set) var refused = 0
 
-    init(prefix: String) {
+    init(prefix: String, capacity: Int = TeamBoard.defaultCapacity) {
         self.prefix = prefix
+        self.capacity = capacity
     }
 
     /// Takes one message. Whatever it carries (it comes from the network), the board stays
@@ -41,24 +49,28 @@ struct TeamBoard {
             let online = text == "online"
             if let index = hosts.firstIndex(where: { $0.host == levels[1] }) {
                 hosts[index].online = online
-            } else {
+            } else if hosts.count < capacity {
                 hosts.append((levels[1], online))
+            } else {
+                refused += 1
+                return .ignored
             }
             return .changed
         }
         guard levels.count == 4, let leaf = MQTTTopics.Leaf(rawValue: levels[3]) else { return .ignored }
         let (host, device) = (levels[1], levels[2])
-        let index =
-            rows.firstIndex { $0.host == host && $0.device == device }
-            ?? {
-                rows.append(Row(host: host, device: device))
-                return rows.count - 1
-            }()
+        // A row is made only for a payload the board takes, and only while there is room.
+        let known = rows.firstIndex { $0.host == host && $0.device == device }
+        if known == nil && rows.count >= capacity {
+            if leaf == .measurement || leaf == .state || leaf == .info { refused += 1 }
+            return .ignored
+        }
         switch leaf {
         case .measurement:
             guard let json = try? JSONValue.parse(text), case .object = json,
                 case .number(let bpm)? = json["bpm"], bpm >= 0, bpm <= 65535
             else { return .ignored }
+            let index = known ?? appendRow(host: host, device: device)
             rows[index].bpm = Int(bpm)
             if case .number(let zone)? = json["zone"], zone >= 0, zone < 100 { rows[index].zone = Int(zone) }
             rows[index].address = json["device"]?.string ?? rows[index].address
@@ -69,17 +81,24 @@ struct TeamBoard {
             guard let json = try? JSONValue.parse(text), let state = json["state"]?.string else {
                 return .ignored
             }
+            let index = known ?? appendRow(host: host, device: device)
             rows[index].state = state
             if state != "connected" { rows[index].bpm = nil }
             return .changed
         case .info:
-            guard let json = try? JSONValue.parse(text) else { return .ignored }
+            guard let json = try? JSONValue.parse(text), case .object = json else { return .ignored }
+            let index = known ?? appendRow(host: host, device: device)
             rows[index].name = json["name"]?.string ?? rows[index].name
             rows[index].address = json["device"]?.string ?? rows[index].address
             return .changed
         case .bpm, .battery, .hrv, .summary:
             return .ignored
         }
+    }
+
+    private mutating func appendRow(host: String, device: String) -> Int {
+        rows.append(Row(host: host, device: device))
+        return rows.count - 1
     }
 
     func online(_ host: String) -> Bool {

@@ -3,9 +3,19 @@
 enum TeamRendering {
     static let header = ["HOST", "NAME", "BPM", "ZONE", "STATE", "AGE"]
 
-    /// The table's lines, each cut to `width - 1` columns.
-    static func table(_ board: TeamBoard, now: Int64, width: Int) -> [String] {
-        let cells = board.rows.map { row -> [String] in
+    /// The table's lines, each cut to `width - 1` columns, and at most `height - 1` of them (the
+    /// cursor's line stays free, so the terminal never scrolls): when the straps do not fit, those
+    /// that sent a measurement come first, and a last line says how many more there are.
+    static func table(_ board: TeamBoard, now: Int64, width: Int, height: Int = .max) -> [String] {
+        let room = max(height - 1, 2)
+        var rows = board.rows
+        var more = 0
+        if rows.count + 1 > room {
+            let sampled = rows.filter { $0.lastSample != nil }
+            rows = Array((sampled + rows.filter { $0.lastSample == nil }).prefix(room - 2))
+            more = board.rows.count - rows.count
+        }
+        let cells = rows.map { row -> [String] in
             let offline = !board.online(row.host)
             return [
                 shown(row.host), shown(row.name ?? row.address ?? row.device),
@@ -16,14 +26,15 @@ enum TeamRendering {
         }
         let all = [header] + cells
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { cells in
-            let line = cells.indices.map { column in
+        var lines = all.map { cells in
+            cells.indices.map { column in
                 column == cells.count - 1
                     ? cells[column]
                     : cells[column] + String(repeating: " ", count: widths[column] - cells[column].count)
             }.joined(separator: "  ")
-            return line.count < width ? line : String(line.prefix(max(width - 1, 0)))
         }
+        if more > 0 { lines.append("… and \(more) more strap\(more == 1 ? "" : "s")") }
+        return lines.map { $0.count < width ? $0 : String($0.prefix(max(width - 1, 0))) }
     }
 
     /// `3 s`, `2 min`, `1 h`: how long ago the last sample came.
