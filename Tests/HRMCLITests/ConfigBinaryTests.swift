@@ -113,6 +113,31 @@ import Testing
         #expect(Self.devices(result.stdout) == ["C0:FF:EE:00:00:01"], "\(result.stdout)")
     }
 
+    /// A broker password in a file others can read is a warning with the fix; the owner's own
+    /// file (mode 600), or one without a password, is not.
+    @Test func aPasswordOthersCanReadIsAWarning() async throws {
+        let home = try Home("[mqtt]\nurl = \"mqtt://me:secret@127.0.0.1:1\"\n")
+        defer { home.cleanUp() }
+        for (mode, readers) in [(0o644, "every user"), (0o640, "its group")] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: home.file)
+            let shown = try await HRMProcess.run(["config"], environment: home.environment)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(
+                shown.stderr.contains(
+                    "hrm config: warning: \(home.file): holds the MQTT broker's password and \(readers) can read it (mode \(String(mode, radix: 8))): chmod 600 \(home.file)"
+                ), "\(shown.stderr)")
+            #expect(!shown.stderr.contains("secret") && !shown.stdout.contains("secret"))
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: home.file)
+        let own = try await HRMProcess.run(["config"], environment: home.environment)
+        #expect(own.status == 0 && own.stderr.isEmpty, "\(own.stderr)")
+        let open = try Home("[mqtt]\nurl = \"mqtt://127.0.0.1:1\"\n")
+        defer { open.cleanUp() }
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: open.file)
+        let noPassword = try await HRMProcess.run(["config"], environment: open.environment)
+        #expect(noPassword.status == 0 && noPassword.stderr.isEmpty, "\(noPassword.stderr)")
+    }
+
     /// `power-on = true` in the file powers the adapter as --power-on does.
     @Test func powerOnFromTheFile() async throws {
         let home = try Home("power-on = true\n")

@@ -1,3 +1,5 @@
+import MQTT
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -32,10 +34,28 @@ public enum ConfigFile {
     /// The settings in the file at `path`. A missing file is no settings unless `required` (a
     /// file named by `--config`), when it is an error like any file that cannot be read.
     static func load(_ path: String, required: Bool) throws(ConfigError) -> (Configuration, [ConfigWarning]) {
-        guard let bytes = try contents(of: path, required: required) else { return (Configuration(), []) }
+        guard let (bytes, mode) = try contents(of: path, required: required) else {
+            return (Configuration(), [])
+        }
         var (file, warnings) = try parse(bytes, path: shown(path))
         file.path = path
+        if let warning = exposedPassword(file, mode: mode, path: shown(path)) { warnings.append(warning) }
         return (file, warnings)
+    }
+
+    /// A broker password in a file that others than its owner may read (as ssh and netrc
+    /// readers warn): said, with the command that fixes it; the settings are used all the same.
+    static func exposedPassword(_ file: Configuration, mode: mode_t, path: String) -> ConfigWarning? {
+        guard let url = file.mqtt.url, (try? MQTTBrokerURL(parsing: url))?.password != nil,
+            mode & (S_IRGRP | S_IROTH) != 0
+        else { return nil }
+        let octal = String(mode & 0o777, radix: 8)
+        let readers = mode & S_IROTH != 0 ? "every user" : "its group"
+        return ConfigWarning(
+            path: path, line: nil,
+            message:
+                "holds the MQTT broker's password and \(readers) can read it (mode \(octal)): chmod 600 \(path)"
+        )
     }
 
     /// The settings in `bytes`, the contents of the file at `path` (for messages).
@@ -94,12 +114,14 @@ public enum ConfigFile {
         return text
     }
 
-    /// The file's bytes; nil when it does not exist and is not `required`.
+    /// The file's bytes and its mode; nil when it does not exist and is not `required`.
     ///
     /// Opened without blocking (a FIFO would block `open` for good) and read only when it is a
     /// regular file or a character device (`--config /dev/null`: no settings) of at most
     /// `sizeLimit` bytes.
-    static func contents(of path: String, required: Bool) throws(ConfigError) -> [UInt8]? {
+    static func contents(of path: String, required: Bool) throws(ConfigError) -> (
+        bytes: [UInt8], mode: mode_t
+    )? {
         let shown = shown(path)
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
@@ -138,6 +160,7 @@ public enum ConfigFile {
         guard count <= sizeLimit else {
             throw ConfigError(.unreadable, shown, "larger than \(sizeLimit / 1024) KiB: not a config file")
         }
-        return Array(bytes[..<count])
+        // A character device (`/dev/null`) is no one's file to protect.
+        return (Array(bytes[..<count]), kind == S_IFREG ? status.st_mode : 0)
     }
 }
