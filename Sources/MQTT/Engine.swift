@@ -148,6 +148,9 @@ final class Engine {
         let systemError = errno
         if result != MosquittoResult.success {
             attempt(failed: newLink.failure(result: result, systemError: systemError), now: now)
+        } else {
+            // On loopback the connection is often up at once, and a TLS ClientHello already sent.
+            newLink.notePeer()
         }
     }
 
@@ -160,6 +163,7 @@ final class Engine {
     /// Lets libmosquitto read, write and keep alive, then acts on what its callbacks reported.
     private func service(_ link: Link, socketEvents: Int16, now: UInt64) {
         // loop_read also advances a TLS handshake, whichever way the socket became ready.
+        link.notePeer()
         var result = cmqtt_loop_read(link.handle, 1)
         if result == MosquittoResult.success, cmqtt_want_write(link.handle) {
             result = cmqtt_loop_write(link.handle, 1)
@@ -213,14 +217,9 @@ final class Engine {
         }
         if events & Int16(POLLHUP | POLLERR) != 0 {
             // OpenSSL's write may have taken the error (ECONNREFUSED…) out of SO_ERROR: a socket
-            // that never got a peer was refused or found no route; one that had a peer was closed.
-            var peer = sockaddr_storage()
-            var peerLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let connected = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    getpeername(socket, $0, &peerLength) == 0
-                }
-            }
+            // that never got a peer was refused or found no route; one that had a peer was closed
+            // (a reset takes the peer away too: whether there was one is remembered).
+            let connected = link.hadPeer || Link.hasPeer(socket)
             return connected ? (MosquittoResult.connectionLost, 0) : (MosquittoResult.errno, ENOTCONN)
         }
         // Readable, yet OpenSSL read nothing: the end of the stream?

@@ -17,6 +17,10 @@ final class Link {
     private(set) var lost: (result: Int32, systemError: Int32)?
     /// libmosquitto's error log lines during the attempt: OpenSSL's reasons for a TLS failure.
     private(set) var libraryErrors: [String] = []
+    /// The TCP connection was up at some point of the attempt: a reset after that (a plain MQTT
+    /// port hanging up on a TLS ClientHello) is not a refused connection, though the socket no
+    /// longer has a peer to show.
+    private(set) var hadPeer = false
 
     init(core: ClientCore) throws(MQTTError) {
         let options = core.options
@@ -107,6 +111,22 @@ final class Link {
 
     /// The socket, -1 when closed.
     var socket: Int32 { cmqtt_socket(handle) }
+
+    /// Notes whether the socket is connected now (one getpeername(2)); called during the attempt.
+    func notePeer() {
+        guard !hadPeer, !accepted else { return }
+        hadPeer = Self.hasPeer(socket)
+    }
+
+    /// Whether `socket` has a connected peer.
+    static func hasPeer(_ socket: Int32) -> Bool {
+        guard socket >= 0 else { return false }
+        var peer = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(socket, $0, &length) == 0 }
+        }
+    }
 
     func failure(result: Int32, systemError: Int32) -> LinkFailure {
         LinkFailure(

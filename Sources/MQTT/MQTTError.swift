@@ -78,6 +78,7 @@ extension MQTTError {
         -> MQTTError
     {
         let at = "the broker at \(broker)"
+        let plainPortHint = " (a plain MQTT port? use mqtt://)"
         if let connack = failure.connack {
             switch connack {
             case 1: return MQTTError(.failed, "\(at) does not accept MQTT 3.1.1")
@@ -93,7 +94,10 @@ extension MQTTError {
         let reason = failure.libraryErrors.isEmpty ? "" : ": " + failure.libraryErrors.joined(separator: "; ")
         switch failure.result {
         case MosquittoResult.tls, MosquittoResult.tlsHandshake:
-            return MQTTError(.tls, "the TLS handshake with \(at) failed\(reason)")
+            // OpenSSL's "unexpected eof": the peer hung up on the ClientHello, as a plain port does.
+            let plain = failure.libraryErrors.contains { $0.contains("unexpected eof") }
+            return MQTTError(
+                .tls, "the TLS handshake with \(at) failed\(plain ? plainPortHint : "")\(reason)")
         case MosquittoResult.lookup:
             return MQTTError(
                 .unreachable, "cannot resolve \(at): \(String(cString: gai_strerror(failure.systemError)))")
@@ -105,15 +109,26 @@ extension MQTTError {
                 return MQTTError(.unreachable, "no route to \(at) (\(systemMessage(failure.systemError)))")
             case ENOTCONN:
                 return MQTTError(.unreachable, "cannot connect to \(at) (connection refused or no route)")
+            case ECONNRESET,
+                EPIPE where tls:
+                return MQTTError(
+                    .tls, "the TLS handshake with \(at) failed: it reset the connection\(plainPortHint)")
             case ETIMEDOUT: return MQTTError(.timeout, "\(at) did not answer (\(systemMessage(ETIMEDOUT)))")
             default:
                 return MQTTError(
                     .failed, "the connection to \(at) failed: \(systemMessage(failure.systemError))")
             }
+        case MosquittoResult.connectionLost where tls:
+            // Something listens, and hung up during the handshake: a plain port resets a ClientHello.
+            return MQTTError(
+                .tls, "the TLS handshake with \(at) failed: it closed the connection\(plainPortHint)\(reason)"
+            )
         case MosquittoResult.connectionLost:
             // A TLS port spoken to in plain MQTT closes at once; say so rather than only "closed".
-            let hint = tls ? "" : " (if it is a TLS port, use mqtts://)"
-            return MQTTError(.failed, "\(at) closed the connection before accepting it\(hint)\(reason)")
+            return MQTTError(
+                .failed,
+                "\(at) closed the connection before accepting it (if it is a TLS port, use mqtts://)\(reason)"
+            )
         case MosquittoResult.protocolError, MosquittoResult.malformedPacket:
             return MQTTError(.failed, "\(at) answered with something that is not MQTT\(reason)")
         case MosquittoResult.keepAlive:

@@ -109,6 +109,25 @@ import Testing
         }
     }
 
+    /// mqtts:// to a plain MQTT port: the broker resets the connection on the ClientHello. That
+    /// is a failed TLS handshake, whichever way the reset reaches the client, never "connection
+    /// refused" (something is listening); ten times over, since which way it comes is a race.
+    @Test func tlsToAPlainPortIsATLSError() async throws {
+        guard Tools.brokerAvailable() else { return }
+        try await withBroker { broker in
+            for _ in 0..<10 {
+                var options = quickOptions()
+                options.connectTimeout = .seconds(10)
+                let url = try MQTTBrokerURL(parsing: "mqtts://127.0.0.1:\(broker.port)")
+                let client = try MQTTClient(url, options: options)
+                let error = await connectError(client)
+                #expect(error?.code == .tls, "\(String(describing: error))")
+                #expect(error?.message.contains("use mqtt://") == true, "\(String(describing: error))")
+                await client.close(within: .seconds(1))
+            }
+        }
+    }
+
     @Test func anUnreadableCAFileIsRefusedAtOnce() throws {
         var options = quickOptions()
         options.caFile = "/nonexistent/ca.crt"
