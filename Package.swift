@@ -36,14 +36,22 @@ let package = Package(
         // dependencies.
         .target(name: "FIT", swiftSettings: strict),
 
+        // The one way to run a thread of hrm's own (named, detached, for a poll loop), the eventfd
+        // that wakes it, and the monotonic clock its deadlines use: for DBus, MQTT and BlueZ's
+        // notification reader. Its two C shims are what Glibc's overlay does not export.
+        .target(name: "Threads", dependencies: ["CThreadShims"], swiftSettings: strict),
+        .target(name: "CThreadShims"),
+
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
         .target(
-            name: "BlueZ", dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
+            name: "BlueZ",
+            dependencies: ["DBus", "Threads", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
         .target(
-            name: "BlueZSimulator", dependencies: ["DBus", "HeartRate", "Spawn", "CInstallPrefix"],
+            name: "BlueZSimulator",
+            dependencies: ["DBus", "HeartRate", "Spawn", "CInstallPrefix", "Threads"],
             swiftSettings: strict),
         // The PREFIX `make release` builds for (a C define: Swift defines carry no values), where an
         // installed hrm-sim looks for its scenarios when they are not beside its bin folder.
@@ -57,7 +65,7 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT", "CTOMLShims",
+                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT", "CTOMLShims", "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -96,7 +104,9 @@ let package = Package(
         // Logging: a caller's swift-log Logger (none by default) sees every call and its outcome.
         .target(
             name: "DBus",
-            dependencies: ["CDBus", "CDBusShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CDBus", "CDBusShims", "Threads", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         // D-Bus round-trip and signal-throughput benchmark (run by `make bench-dbus`).
         .executableTarget(
@@ -122,13 +132,14 @@ let package = Package(
             name: "DBusTests", dependencies: ["DBus", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
-        // libmosquitto's header (libmosquitto-dev), C shims (its loader, eventfd, thread name),
+        // libmosquitto's header (libmosquitto-dev), C shims (its loader),
         // and the MQTT client on top that hides them: hrm publishes measurements to a broker and
         // subscribes for `team`. The library itself is loaded when the first client is made, so
         // that hrm without --mqtt does not carry it and OpenSSL.
         .systemLibrary(name: "CMosquitto"),
         .target(name: "CMosquittoShims", dependencies: ["CMosquitto"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CMosquittoShims"], swiftSettings: strict),
+        .target(
+            name: "MQTT", dependencies: ["CMosquitto", "CMosquittoShims", "Threads"], swiftSettings: strict),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "BrokerSupport"], swiftSettings: strict),
         // A mosquitto broker of a test's own and mosquitto's clients as independent witnesses:
         // for the MQTT module's tests and for hrm's.

@@ -1,5 +1,6 @@
 import DBus
 import Logging
+internal import Threads
 
 // What the client logs of bluetoothd's signals: at debug, one line per signal that can change a
 // decision (objects added and removed, a device's Connected, ServicesResolved, RSSI, an adapter's
@@ -90,12 +91,5 @@ extension [Adapter] {
             ? "none"
             : map { "\($0.name) (\($0.blocked ? "blocked" : $0.powered ? "powered" : "off"))" }
                 .joined(separator: ", ")
-    }
-}
-
-extension Duration {
-    /// For the `ms` of a log line.
-    var wholeMilliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

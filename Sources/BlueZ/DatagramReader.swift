@@ -1,4 +1,5 @@
 import Synchronization
+internal import Threads
 
 #if canImport(Glibc)
     import Glibc
@@ -33,7 +34,7 @@ final class DatagramReader: Sendable {
         // A notification fits the ATT MTU; a larger buffer keeps an oversized one whole.
         let capacity = max(mtu, 23) + 512
         do {
-            try DetachedThread.start("notify socket's reader") {
+            try DetachedThread.start("notify socket's reader", named: "hrm-notify") {
                 let byPeer = Self.loop(socket: socket, capacity: capacity, owned: owned, deliver: deliver)
                 // Closed under the lock: stop() never shuts down a descriptor number reused since.
                 owned.descriptor.withLock { open in
@@ -130,27 +131,16 @@ private final class OpenSocket: Sendable {
     init(_ descriptor: Int32) { self.descriptor = Mutex(descriptor) }
 }
 
-/// A detached thread running one closure.
+/// A thread of BlueZ's own (through `LoopThread`, hrm's one way to start one), its failure as a
+/// `BlueZError` naming what it was for.
 enum DetachedThread {
-    private final class Box {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    static func start(_ what: String, _ body: @escaping @Sendable () -> Void) throws(BlueZError) {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { argument in
-                guard let argument else { return nil }
-                Unmanaged<Box>.fromOpaque(argument).takeRetainedValue().body()
-                return nil
-            }, box)
-        guard rc == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            throw BlueZError(.dbus, "cannot start the \(what) thread (error \(rc))")
+    static func start(_ what: String, named name: String, _ body: @escaping @Sendable () -> Void)
+        throws(BlueZError)
+    {
+        do throws(LoopThread.StartError) {
+            try LoopThread.start(named: name, body)
+        } catch {
+            throw BlueZError(.dbus, "cannot start the \(what) thread: \(error.message)")
         }
-        pthread_detach(thread)
     }
 }

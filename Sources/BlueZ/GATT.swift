@@ -1,4 +1,5 @@
 import DBus
+internal import Threads
 
 /// A GATT service of a connected device (`org.bluez.GattService1`).
 public struct Service: Sendable, Equatable {

@@ -75,7 +75,8 @@ final class NotifySession: Sendable {
     init(device: ObjectPath, capacity: Int = NotifySession.capacity) throws(BlueZError) {
         self.device = device
         self.capacity = capacity
-        try DetachedThread.start("StartNotify session's delivery") { [weak self, doorbell] in
+        try DetachedThread.start("StartNotify session's delivery", named: "hrm-notify-pump") {
+            [weak self, doorbell] in
             // No reference to the session is held while waiting: one never closed still goes.
             while true {
                 switch self?.pump() ?? .exit {

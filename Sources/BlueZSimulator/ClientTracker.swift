@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Which clients have called the simulator and are still on the bus, and how many calls are still
 /// being handled: so that hrm-sim, once its command has exited, can let what the command sent just
 /// before exiting (a Disconnect it did not wait for) run its course before it stops, as
@@ -11,20 +13,19 @@ final class ClientTracker: Sendable {
         var present: Set<String> = []
         var running = 0
     }
-    private let state = Mutex()
-    nonisolated(unsafe) private var value = State()
+    private let state = Mutex(State())
 
     func arrive(from sender: String?) {
-        state.withLock {
+        state.withLock { value in
             if let sender { value.present.insert(sender) }
             value.running += 1
         }
     }
 
-    func finished() { state.withLock { value.running -= 1 } }
+    func finished() { state.withLock { $0.running -= 1 } }
 
-    func left(_ name: String) { _ = state.withLock { value.present.remove(name) } }
+    func left(_ name: String) { _ = state.withLock { $0.present.remove(name) } }
 
     /// No caller left on the bus and no call still running.
-    var settled: Bool { state.withLock { value.present.isEmpty && value.running == 0 } }
+    var settled: Bool { state.withLock { $0.present.isEmpty && $0.running == 0 } }
 }

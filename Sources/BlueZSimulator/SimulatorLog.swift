@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import Threads
 
 /// hrm-sim's record of what clients called and what it sent, as JSON lines, so that tests can
 /// assert on order (say, StopNotify and Disconnect after Ctrl-C).
@@ -9,7 +11,7 @@ import Foundation
 public final class SimulatorLog: Sendable {
     private let handle: FileHandle?
     private let start = ContinuousClock.now
-    private let lock = Mutex()
+    private let lock = Mutex(())
 
     /// Writes to `path`; nil keeps no log.
     public init(path: String?) throws {
@@ -31,11 +33,7 @@ public final class SimulatorLog: Sendable {
 
     /// CLOCK_MONOTONIC in nanoseconds: the clock other processes (a benchmark's harness) share,
     /// for `mono_ns` on notify events, taken just before the send.
-    public static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
+    public static func monotonicNanoseconds() -> UInt64 { monotonicNanos() }
 
     public func record(_ event: String, _ fields: [String: Any] = [:]) {
         guard let handle else { return }
@@ -46,7 +44,7 @@ public final class SimulatorLog: Sendable {
             let data = try? JSONSerialization.data(
                 withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
-        lock.withLock {
+        lock.withLock { _ in
             handle.write(data)
             handle.write(Data([0x0A]))
         }

@@ -1,9 +1,6 @@
-#define _GNU_SOURCE
 #include "cdbus_shims.h"
 
-#include <pthread.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
 
 // The Swift side relies on these being the ASCII codes the specification lists.
 _Static_assert(DBUS_TYPE_ARRAY == 'a' && DBUS_TYPE_DICT_ENTRY == 'e' && DBUS_TYPE_UNIX_FD == 'h',
@@ -28,6 +25,4 @@ const char *cdbus_error_name(const DBusError *error) { return error->name; }
 
 const char *cdbus_error_message(const DBusError *error) { return error->message; }
 
-int cdbus_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
-void cdbus_set_thread_name(const char *name) { (void)pthread_setname_np(pthread_self(), name); }

@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+internal import Threads
 
 // What a connection logs about method calls, at debug level: every call made through `call`
 // (and so every Get, GetAll, Set and GetManagedObjects) is one line when it goes out and one when
@@ -40,11 +41,6 @@ struct CallSummary {
 
     /// Numbers the calls of the process, so that a reply's line names its call's.
     static let numbers = Atomic<UInt64>(0)
-}
-
-extension Duration {
-    /// `25s`, `500ms`: `shortText` without its space, for a log line's `key=value`.
-    var compactText: String { shortText.replacing(" ", with: "") }
 }
 
 func millisecondsSince(_ start: UInt64) -> UInt64 {

@@ -2,6 +2,7 @@ internal import CDBus
 internal import CDBusShims
 internal import Glibc
 import Synchronization
+internal import Threads
 
 // Connecting to a bus, with a deadline and cancellation. libdbus's own way, `dbus_bus_register`,
 // blocks in `dbus_connection_send_with_reply_and_block` until the SASL handshake and Hello are done,
@@ -199,20 +200,19 @@ extension Connection {
         if Task.isCancelled {
             throw DBusError(.cancelled, "connecting to the bus at \(address) was cancelled")
         }
-        let wakeFD = cdbus_eventfd()
-        guard wakeFD >= 0 else {
+        guard let wakeFD = EventFD() else {
             throw DBusError(.noMemory, "cannot create an eventfd: \(systemErrorText())")
         }
         let attempt = ConnectAttempt(address: address, timeout: timeout)
-        do throws(DBusError) {
-            try LoopThread.start {
+        do throws(LoopThread.StartError) {
+            try LoopThread.start(named: "dbus-loop") {
                 let opened: OpaquePointer
                 do throws(DBusError) {
                     opened = try withDBusError("connect to \(address)", failureCode: .connectionFailed) {
                         dbus_connection_open_private(address, $0)
                     }
                 } catch {
-                    Glibc.close(wakeFD)
+                    wakeFD.close()
                     attempt.finish(.failure(error))
                     return
                 }
@@ -222,15 +222,15 @@ extension Connection {
                     // Given up while connect(2) blocked: nothing has run, release it here.
                     dbus_connection_close(opened)
                     dbus_connection_unref(opened)
-                    Glibc.close(wakeFD)
+                    wakeFD.close()
                     return
                 }
                 core.register(attempt)
                 core.run()
             }
         } catch {
-            Glibc.close(wakeFD)
-            throw error
+            wakeFD.close()
+            throw DBusError(.noMemory, "cannot start the D-Bus event-loop thread: \(error.message)")
         }
         // Only for a connect(2) that blocks past the deadline: once the loop runs, it keeps Hello's.
         let connectTimer = Task {
@@ -244,18 +244,5 @@ extension Connection {
         }
         connectTimer.cancel()
         return try outcome.get()
-    }
-}
-
-extension Duration {
-    /// `10 s`, `1.5 s`, `500 ms`: how long a deadline was, for messages.
-    var shortText: String {
-        let (seconds, attoseconds) = components
-        let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        if millis < 1000 { return "\(millis) ms" }
-        if millis % 1000 == 0 { return "\(millis / 1000) s" }
-        var text = "\(millis / 1000).\(String(millis % 1000 + 1000).dropFirst())"
-        while text.hasSuffix("0") { text.removeLast() }
-        return "\(text) s"
     }
 }

@@ -2,6 +2,7 @@ internal import CDBus
 internal import CDBusShims
 internal import Glibc
 public import Logging
+internal import Threads
 
 /// A connection to a message bus. All its work happens on its own event-loop thread; every
 /// method here is safe to call from any task. Close it with `close()` (also done when the last

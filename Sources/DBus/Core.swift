@@ -2,6 +2,7 @@ internal import CDBus
 internal import CDBusShims
 internal import Glibc
 import Synchronization
+internal import Threads
 
 /// The state behind a `Connection`. The connection's own event-loop thread (its isolation domain)
 /// does all reading and dispatching and owns the loop-confined fields below; other threads reach
@@ -24,7 +25,7 @@ final class Core: @unchecked Sendable {
     }
 
     let connection: OpaquePointer
-    let wakeFD: Int32
+    let wakeFD: EventFD
     /// Jobs for the loop and whether it sleeps; shared by `execute` and the loop.
     let inbox = Mutex(Inbox())
     let isOpen = Atomic<Bool>(true)
@@ -51,7 +52,7 @@ final class Core: @unchecked Sendable {
     let objects = Mutex(ObjectTree())
 
     /// Created on the loop thread itself.
-    init(connection: OpaquePointer, wakeFD: Int32) {
+    init(connection: OpaquePointer, wakeFD: EventFD) {
         self.connection = connection
         self.wakeFD = wakeFD
         self.threadID = pthread_self()
@@ -71,8 +72,7 @@ final class Core: @unchecked Sendable {
     func wakeLoop() {
         inbox.withLock { state in
             guard !state.stopped else { return }
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
+            wakeFD.signal()
         }
     }
 
@@ -93,10 +93,7 @@ final class Core: @unchecked Sendable {
             }
             return (true, false)
         }
-        if wake {
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
-        }
+        if wake { wakeFD.signal() }
         return accepted
     }
 

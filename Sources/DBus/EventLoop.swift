@@ -2,23 +2,7 @@ internal import CDBus
 internal import CDBusShims
 internal import Glibc
 import Synchronization
-
-/// Monotonic time in nanoseconds.
-@inline(__always) func monotonicNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-}
-
-extension Duration {
-    /// Whole nanoseconds, saturating at 0 and at about 292 years.
-    var clampedNanoseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        if seconds < 0 { return 0 }
-        if seconds > 9_000_000_000 { return UInt64(Int64.max) }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-    }
-}
+internal import Threads
 
 /// A min-heap of (deadline, key), with lazy deletion by the owner.
 struct DeadlineHeap {
@@ -56,32 +40,4 @@ struct DeadlineHeap {
     }
 
     mutating func removeAll() { items.removeAll() }
-}
-
-/// A thread that runs a closure; detached, so nothing has to join it.
-enum LoopThread {
-    private final class Box {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    static func start(_ body: @escaping @Sendable () -> Void) throws(DBusError) {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { arg in
-                guard let arg else { return nil }
-                let box = Unmanaged<Box>.fromOpaque(arg).takeRetainedValue()
-                // Named, or it would carry the name of whichever thread started it.
-                cdbus_set_thread_name("dbus-loop")
-                box.body()
-                return nil
-            }, box)
-        guard rc == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            throw DBusError(.noMemory, "cannot start the D-Bus event-loop thread (error \(rc))")
-        }
-        pthread_detach(thread)
-    }
 }

@@ -1,6 +1,7 @@
 internal import CDBus
 internal import CDBusShims
 import Synchronization
+internal import Threads
 
 // Sending, and method calls waiting for replies: a call is registered under its serial before it
 // is sent (from any thread), then completed exactly once by its reply, its deadline, cancellation

@@ -2,6 +2,7 @@ internal import CDBus
 internal import CDBusShims
 internal import Glibc
 import Synchronization
+internal import Threads
 
 // The loop thread's poll loop: it runs queued jobs, dispatches what libdbus has read, sleeps in
 // poll(2) on the eventfd and libdbus's watch fds until the next libdbus timeout or call deadline,
@@ -72,7 +73,7 @@ extension Core {
 
             pollFDs.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
-            pollFDs.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            pollFDs.append(pollfd(fd: wakeFD.descriptor, events: Int16(POLLIN), revents: 0))
             for watch in watches where dbus_watch_get_enabled(watch) != 0 {
                 let flags = dbus_watch_get_flags(watch)
                 var events: Int16 = 0
@@ -95,10 +96,7 @@ extension Core {
                 $0.signalled = false
             }
             if n > 0 {
-                if pollFDs[0].revents != 0 {
-                    var value: UInt64 = 0
-                    _ = read(wakeFD, &value, 8)
-                }
+                if pollFDs[0].revents != 0 { wakeFD.drain() }
                 for (i, watch) in polled.enumerated() {
                     let revents = pollFDs[i + 1].revents
                     guard revents != 0, watches.contains(watch) else { continue }
@@ -193,7 +191,7 @@ extension Core {
         // Drain whatever libdbus still has queued so its messages are released.
         dispatchAllAfterClose()
         dbus_connection_unref(connection)
-        Glibc.close(wakeFD)
+        wakeFD.close()
         let waiters = finished.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             defer { waiters = nil }
             return waiters ?? []

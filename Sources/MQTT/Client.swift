@@ -2,6 +2,7 @@ internal import CMosquitto
 internal import CMosquittoShims
 internal import Glibc
 import Synchronization
+internal import Threads
 
 /// An MQTT 3.1.1 client that keeps itself connected: publish never blocks and never fails because
 /// the broker is away (an ordered, bounded outbox holds what the broker has not acknowledged),
@@ -33,8 +34,7 @@ public final class MQTTClient: Sendable {
         if url.tls, let caFile = options.caFile, access(caFile, R_OK) != 0 {
             throw MQTTError(.tls, "cannot read the CA file \(caFile): \(systemMessage(errno))")
         }
-        let wakeFD = cmqtt_eventfd()
-        guard wakeFD >= 0 else {
+        guard let wakeFD = EventFD() else {
             throw MQTTError(.failed, "cannot create an eventfd: \(systemMessage(errno))")
         }
         let (stream, continuation) = AsyncStream.makeStream(
@@ -122,7 +122,7 @@ final class ClientCore: Sendable {
     let url: MQTTBrokerURL
     let options: MQTTOptions
     let state: Mutex<State>
-    let wakeFD: Int32
+    let wakeFD: EventFD
     let continuation: AsyncStream<MQTTEvent>.Continuation
 
     struct State {
@@ -160,7 +160,7 @@ final class ClientCore: Sendable {
     }
 
     init(
-        url: MQTTBrokerURL, options: MQTTOptions, wakeFD: Int32,
+        url: MQTTBrokerURL, options: MQTTOptions, wakeFD: EventFD,
         continuation: AsyncStream<MQTTEvent>.Continuation
     ) {
         self.url = url
@@ -171,12 +171,11 @@ final class ClientCore: Sendable {
     }
 
     deinit {
-        Glibc.close(wakeFD)
+        wakeFD.close()
     }
 
     func wake() {
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, 8)
+        wakeFD.signal()
     }
 
     func newWaiterID() -> UInt64 {
@@ -212,7 +211,14 @@ final class ClientCore: Sendable {
         case .wait: break
         case .started(let newThread):
             if newThread {
-                guard EngineThread.start(core: self) else {
+                let core = self
+                var failure: LoopThread.StartError? = nil
+                do throws(LoopThread.StartError) {
+                    try LoopThread.start(named: "mqtt-loop") { Engine(core: core).run() }
+                } catch {
+                    failure = error
+                }
+                if let failure {
                     let waiters = state.withLock { state in
                         state.threadRunning = false
                         state.mode = .idle
@@ -220,7 +226,9 @@ final class ClientCore: Sendable {
                         return Array(state.connectWaiters.values)
                     }
                     for waiter in waiters {
-                        waiter.resume(returning: .failure(MQTTError(.failed, "cannot start the MQTT thread")))
+                        waiter.resume(
+                            returning: .failure(
+                                MQTTError(.failed, "cannot start the MQTT thread: \(failure.message)")))
                     }
                     return
                 }
@@ -493,21 +501,4 @@ func describe(_ duration: Duration) -> String {
     let milliseconds = duration.clampedNanoseconds / 1_000_000
     if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
     return "\(milliseconds) ms"
-}
-
-/// Monotonic time in nanoseconds.
-func monotonicNanos() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-}
-
-extension Duration {
-    /// Whole nanoseconds, saturating at 0 and at about 292 years.
-    var clampedNanoseconds: UInt64 {
-        let (seconds, attoseconds) = components
-        if seconds < 0 { return 0 }
-        if seconds > 9_000_000_000 { return UInt64(Int64.max) }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-    }
 }

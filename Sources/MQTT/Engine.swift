@@ -1,6 +1,7 @@
 internal import CMosquitto
 internal import CMosquittoShims
 internal import Glibc
+internal import Threads
 
 /// The client's loop thread: owns the current `Link` and drives libmosquitto from its own poll(2)
 /// over the link's socket and the client's eventfd (libmosquitto's "external loop" functions:
@@ -99,7 +100,7 @@ final class Engine {
         if core.hasUnreportedDrops {
             wakeAt = min(wakeAt, lastDropReport &+ ClientCore.dropReportInterval.clampedNanoseconds)
         }
-        var fds = [pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: core.wakeFD.descriptor, events: Int16(POLLIN), revents: 0)]
         if let link {
             if !link.accepted { wakeAt = min(wakeAt, attemptDeadline) }
             let socket = link.socket
@@ -122,8 +123,7 @@ final class Engine {
         }
         let timeout = wakeAt > now ? Int32(clamping: (wakeAt - now + 999_999) / 1_000_000) : 0
         if poll(&fds, nfds_t(fds.count), timeout) > 0, fds[0].revents != 0 {
-            var count: UInt64 = 0
-            _ = read(core.wakeFD, &count, 8)
+            core.wakeFD.drain()
         }
         now = monotonicNanos()
         if let link { service(link, socketEvents: fds.count > 1 ? fds[1].revents : 0, now: now) }
@@ -312,33 +312,5 @@ final class Engine {
             _ = poll(&output, 1, 20)
             if cmqtt_loop_write(link.handle, 1) != MosquittoResult.success { break }
         }
-    }
-}
-
-/// Starts the loop thread; detached, so nothing has to join it.
-enum EngineThread {
-    private final class Box {
-        let core: ClientCore
-        init(_ core: ClientCore) { self.core = core }
-    }
-
-    static func start(core: ClientCore) -> Bool {
-        let box = Unmanaged.passRetained(Box(core)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(
-            &thread, nil,
-            { argument in
-                guard let argument else { return nil }
-                let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
-                cmqtt_set_thread_name("mqtt-loop")
-                Engine(core: box.core).run()
-                return nil
-            }, box)
-        guard result == 0 else {
-            Unmanaged<Box>.fromOpaque(box).release()
-            return false
-        }
-        pthread_detach(thread)
-        return true
     }
 }

@@ -41,13 +41,4 @@ void cdbus_error_free(DBusError *error);
 const char *cdbus_error_name(const DBusError *error);
 const char *cdbus_error_message(const DBusError *error);
 
-// eventfd(2) is declared in <sys/eventfd.h>, which Glibc's Swift overlay does not export; the event
-// loop uses one to wake its poll(2) when another thread hands it work.
-int cdbus_eventfd(void);
-
-// pthread_setname_np needs _GNU_SOURCE, which the Glibc overlay is not built with. A thread the
-// loop starts would otherwise carry the name of whichever thread started it (a Swift concurrency
-// worker's, say), and a leaked or stuck loop thread could not be told apart in /proc or a debugger.
-void cdbus_set_thread_name(const char *name);
-
 #endif

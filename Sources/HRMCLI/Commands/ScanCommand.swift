@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BlueZ
+import Threads
 
 /// `hrm scan`: lists heart-rate monitors as they are found.
 public struct ScanCommand: AsyncParsableCommand {

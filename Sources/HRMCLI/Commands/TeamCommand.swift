@@ -1,5 +1,6 @@
 public import ArgumentParser
 import MQTT
+import Threads
 
 #if canImport(Glibc)
     import Glibc

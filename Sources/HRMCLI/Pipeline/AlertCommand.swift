@@ -1,4 +1,5 @@
 import Spawn
+import Threads
 
 #if canImport(Glibc)
     import Glibc

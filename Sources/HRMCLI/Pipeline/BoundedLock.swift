@@ -21,10 +21,3 @@ extension Mutex where Value: ~Copyable {
         }
     }
 }
-
-extension Duration {
-    /// In seconds, with the fraction.
-    var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -1,4 +1,5 @@
 import Synchronization
+import Threads
 
 /// The first sink: renders events and writes them to stdout at once, on the sender's thread (a
 /// measurement on the thread that received it: its latency is what `make bench-watch` measures).

@@ -1,0 +1,14 @@
+#ifndef HRM_THREAD_SHIMS_H
+#define HRM_THREAD_SHIMS_H
+
+// eventfd(2) is declared in <sys/eventfd.h>, which Glibc's Swift overlay does not export: a loop
+// thread sleeps in poll(2) on one, and any other thread writes it to wake the loop.
+// Non-blocking and close-on-exec; -1 with errno on failure.
+int hrm_eventfd(void);
+
+// pthread_setname_np needs _GNU_SOURCE, which the Glibc overlay is not built with. Without a name a
+// thread carries the name of whichever thread started it (a Swift concurrency worker's), and a
+// stuck one could not be told apart in /proc or a debugger. Linux cuts names to 15 bytes.
+void hrm_set_thread_name(const char *name);
+
+#endif
