@@ -59,7 +59,7 @@ let package = Package(
 
         // Child processes with a clean signal mask: hrm-sim's COMMAND and dbus-daemon, watch's
         // --on-alert.
-        .target(name: "Spawn", swiftSettings: strict),
+        .target(name: "Spawn", dependencies: ["Threads", "CThreadShims"], swiftSettings: strict),
 
         // The command-line interface: commands, input parsing and rendering.
         .target(

@@ -3,7 +3,15 @@
 
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
 int hrm_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int hrm_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
 void hrm_set_thread_name(const char *name) { (void)pthread_setname_np(pthread_self(), name); }

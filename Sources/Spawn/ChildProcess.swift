@@ -1,4 +1,6 @@
+internal import CThreadShims
 import Synchronization
+import Threads
 
 #if canImport(Glibc)
     import Glibc
@@ -81,25 +83,57 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Waits for the child to end, at most `timeout`; nil when it is still running then.
+    /// Waits for the child to end, at most `timeout`; nil when it is still running then (or the
+    /// task was cancelled). The wait is an event, not a poll: a thread of its own sleeps in
+    /// poll(2) on the child's pidfd, so no thread of Swift's pool is held.
     public func wait(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        var delay = Duration.milliseconds(1)
-        while true {
-            if let status = poll() { return status }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: delay)
-            delay = min(delay * 2, .milliseconds(50))
+        if let status = poll() { return status }
+        guard let exit = ProcessExit(pid: pid) else { return await pollingWait(timeout: timeout) }
+        defer { exit.close() }
+        let waited = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                do throws(LoopThread.StartError) {
+                    try LoopThread.start(named: "hrm-child-wait") {
+                        exit.sleepUntilExit(timeout: timeout)
+                        continuation.resume(returning: true)
+                    }
+                } catch {
+                    continuation.resume(returning: false)
+                }
+            }
+        } onCancel: {
+            exit.interrupt()
         }
+        // No thread to be had: the slow way, bounded all the same.
+        return waited ? poll() : await pollingWait(timeout: timeout)
     }
 
-    /// Blocks until the child ends; for teardown paths that cannot be async.
+    /// Blocks the calling thread until the child ends, at most `timeout`; for teardown paths
+    /// that cannot be async (never on Swift's pool).
     public func waitBlocking(timeout: Duration) -> Int32? {
+        if let status = poll() { return status }
+        if let exit = ProcessExit(pid: pid) {
+            exit.sleepUntilExit(timeout: timeout)
+            exit.close()
+            return poll()
+        }
         let deadline = ContinuousClock.now + timeout
         while true {
             if let status = poll() { return status }
             if ContinuousClock.now >= deadline { return nil }
             usleep(2000)
+        }
+    }
+
+    /// Where pidfds are not to be had (Linux before 5.3): waitpid every few milliseconds.
+    private func pollingWait(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        var delay = Duration.milliseconds(1)
+        while true {
+            if let status = poll() { return status }
+            if ContinuousClock.now >= deadline || Task.isCancelled { return nil }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .milliseconds(50))
         }
     }
 
@@ -127,5 +161,45 @@ public final class ChildProcess: Sendable {
     static func exitCode(_ status: Int32) -> Int32 {
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    }
+}
+
+/// A child's pidfd, readable once it has ended, and an eventfd to give up the wait early.
+private struct ProcessExit: Sendable {
+    let process: Int32
+    let wake: EventFD
+
+    init?(pid: Int32) {
+        let descriptor = hrm_pidfd_open(pid)
+        guard descriptor >= 0 else { return nil }
+        guard let wake = EventFD() else {
+            _ = Glibc.close(descriptor)
+            return nil
+        }
+        process = descriptor
+        self.wake = wake
+    }
+
+    /// Sleeps until the child ended, `interrupt` was called, or `timeout` passed.
+    func sleepUntilExit(timeout: Duration) {
+        let deadline = monotonicNanos() &+ timeout.clampedNanoseconds
+        while true {
+            var fds = [
+                pollfd(fd: process, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            let now = monotonicNanos()
+            guard now < deadline else { return }
+            let milliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+            let result = poll(&fds, 2, milliseconds)
+            if result > 0 || (result < 0 && errno != EINTR) { return }
+        }
+    }
+
+    func interrupt() { wake.signal() }
+
+    func close() {
+        _ = Glibc.close(process)
+        wake.close()
     }
 }

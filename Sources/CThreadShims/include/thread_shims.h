@@ -11,4 +11,9 @@ int hrm_eventfd(void);
 // stuck one could not be told apart in /proc or a debugger. Linux cuts names to 15 bytes.
 void hrm_set_thread_name(const char *name);
 
+// pidfd_open(2) (Linux 5.3): a descriptor that polls readable once the process `pid` has ended,
+// so that a wait for a child is an event, not a poll of waitpid. Glibc has no wrapper before 2.36
+// and Swift cannot call syscall(2) (variadic). -1 with errno (ENOSYS on an older kernel).
+int hrm_pidfd_open(int pid);
+
 #endif
