@@ -139,32 +139,53 @@ import Testing
     }
 }
 
-/// The straps on one adapter take turns to connect.
+/// The straps on one adapter take turns to connect. The tests order events (a turn taken, a
+/// strap counted as waiting) and never sleep to let something happen.
 @Suite struct ConnectGateTests {
     actor Log {
         var entries: [String] = []
         func add(_ entry: String) { entries.append(entry) }
     }
 
+    /// A turn's body that holds the turn until the test opens it.
+    final class Hold: Sendable {
+        private let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        func wait() async { for await _ in stream { return } }
+        func open() { continuation.yield() }
+    }
+
+    /// Until `condition` holds (a generous deadline only proves "not hung").
+    static func until(_ condition: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return false
+    }
+
     @Test func oneAtATimeInArrivalOrder() async throws {
         let gate = ConnectGate()
         let log = Log()
+        let hold = Hold()
         let first = Task {
             _ = await gate.withTurn { () async -> Void in
                 await log.add("1 in")
-                try? await Task.sleep(for: .milliseconds(200))
+                await hold.wait()
                 await log.add("1 out")
             }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await Self.until { await log.entries == ["1 in"] })
         let second = Task {
             _ = await gate.withTurn { () async -> Void in await log.add("2 in") }
         }
-        try await Task.sleep(for: .milliseconds(30))
-        #expect(gate.waiting == 1)
+        #expect(await Self.until { gate.waiting == 1 })
         let third = Task {
             _ = await gate.withTurn { () async -> Void in await log.add("3 in") }
         }
+        #expect(await Self.until { gate.waiting == 2 })
+        #expect(await log.entries == ["1 in"], "nobody else runs while the turn is held")
+        hold.open()
         _ = await (first.value, second.value, third.value)
         #expect(await log.entries == ["1 in", "1 out", "2 in", "3 in"])
         #expect(gate.waiting == 0)
@@ -174,26 +195,30 @@ import Testing
     @Test func cancelledWhileWaiting() async throws {
         let gate = ConnectGate()
         let log = Log()
+        let hold = Hold()
         let first = Task {
             _ = await gate.withTurn { () async -> Void in
-                try? await Task.sleep(for: .milliseconds(200))
+                await log.add("1 in")
+                await hold.wait()
             }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await Self.until { await log.entries == ["1 in"] })
         let waiting = Task { await gate.withTurn { () async -> Int in 1 } }
+        #expect(await Self.until { gate.waiting == 1 })
         let after = Task {
-            try? await Task.sleep(for: .milliseconds(30))
-            return await gate.withTurn { () async -> Int in
+            await gate.withTurn { () async -> Int in
                 await log.add("after")
                 return 2
             }
         }
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await Self.until { gate.waiting == 2 })
         waiting.cancel()
         #expect(await waiting.value == nil)
+        #expect(gate.waiting == 1)
+        hold.open()
         _ = await first.value
         #expect(await after.value == 2)
-        #expect(await log.entries == ["after"])
+        #expect(await log.entries == ["1 in", "after"])
     }
 }
 
