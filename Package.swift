@@ -35,6 +35,9 @@ let package = Package(
         // session: records, RR intervals, laps and the session. Pure Swift: no Foundation, no
         // dependencies.
         .target(name: "FIT", swiftSettings: strict),
+        // Files hrm and hrm-sim read but did not write: regular files only, lines of bounded
+        // length, a torn end of NUL bytes told and left out. Glibc only.
+        .target(name: "InputFiles", swiftSettings: strict),
 
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
         .target(
@@ -43,7 +46,8 @@ let package = Package(
 
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
         .target(
-            name: "BlueZSimulator", dependencies: ["DBus", "HeartRate", "Spawn", "CInstallPrefix"],
+            name: "BlueZSimulator",
+            dependencies: ["DBus", "HeartRate", "InputFiles", "Spawn", "CInstallPrefix"],
             swiftSettings: strict),
         // The PREFIX `make release` builds for (a C define: Swift defines carry no values), where an
         // installed hrm-sim looks for its scenarios when they are not beside its bin folder.
@@ -57,7 +61,7 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT", "CTOMLShims",
+                "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn", "MQTT", "CTOMLShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
-                "HRMCLI", "HeartRate", "HRV", "BrokerSupport",
+                "HRMCLI", "HeartRate", "HRV", "InputFiles", "BrokerSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

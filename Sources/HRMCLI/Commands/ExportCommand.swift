@@ -1,5 +1,6 @@
 public import ArgumentParser
 import FIT
+import InputFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -23,9 +24,13 @@ public struct ExportCommand: ParsableCommand {
             csv and json keep every strap (each row and line names its device) unless --device \
             narrows them.
 
+            SESSION must be a regular file (a FIFO or a device is refused); a line of it longer \
+            than 64 KiB is an error, and NUL bytes at its end (a crash) are left out with a \
+            warning.
+
             Exit status: 0, 64 when fit or tcx is asked of several straps without --device, or \
             --device names none (the straps are listed), 65 when SESSION is not a recording, 66 \
-            when it cannot be read, 73 when FILE cannot be written.
+            when it cannot be read or is not a regular file, 73 when FILE cannot be written.
             """
     )
 
@@ -62,14 +67,18 @@ public struct ExportCommand: ParsableCommand {
 
     public func run() throws {
         StandardOutput.prepare()
-        let text: String
+        let input: TextInput
         do {
-            text = try RRInput.contents(of: session)
+            input = try RRInput.contents(of: session)
         } catch {
             StandardOutput.diagnostic("hrm export: \(error)")
-            throw ExitCode(66)
+            throw ExitCode(error.isUnreadable ? 66 : 65)  // EX_NOINPUT, EX_DATAERR
         }
-        let source = RRInput.name(of: session)
+        if let warning = input.tornTailWarning {
+            StandardOutput.diagnostic("hrm export: warning: \(warning)")
+        }
+        let text = input.text
+        let source = input.source
         var recorded: RecordedSession
         do {
             recorded = try RecordedSession(text: text, source: source)
