@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Files hrm and hrm-sim read but did not write: a line that never ends, a torn end of NUL
-/// bytes (what a crash can leave on an SD card), FIFOs and devices where a recording should be. Each ends with a message and the right exit status, in
+/// bytes (what a crash can leave on an SD card), FIFOs and devices where a recording should be,
+/// an empty file, control characters. Each ends with a message and the right exit status, in
 /// bounded memory and time; nothing hangs (each run is under `timeout`, whose 124 would say so).
 @Suite struct HostileFilesBinaryTests {
     static let sim = HRMProcess.binary.deletingLastPathComponent().appendingPathComponent("hrm-sim").path
@@ -157,5 +158,38 @@ import Testing
         let piped = try await Self.run(["hrv", "--json", "-"], stdin: numbers)
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(WatchBinaryTests.lines(piped.stdout).first?["beats"] as? Int == 60)
+    }
+
+    // MARK: Empty files and control characters
+
+    @Test func anEmptyFileIsNotARecording() async throws {
+        let folder = try RecordingBinaryTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let empty = folder.appendingPathComponent("empty.jsonl").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let onlyNULs = folder.appendingPathComponent("nuls.jsonl").path
+        #expect(FileManager.default.createFile(atPath: onlyNULs, contents: Data(count: 4096)))
+        for file in [empty, onlyNULs] {
+            let result = try await Self.run(["export", file, "--format", "tcx"])
+            #expect(result.status == 65, "\(file): \(result.stderr)")
+            #expect(result.stderr.contains("not an hrm recording"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    /// A recording's text in hrm-sim's messages is escaped: its ESC and BEL never reach the terminal.
+    @Test func replayEscapesControlCharactersFromTheFile() async throws {
+        let folder = try RecordingBinaryTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("bad.jsonl").path
+        let lines = ReplayBinaryTests.recording(ReplayBinaryTests.frames).split(separator: "\n")
+        let hostile =
+            #"{"type":"status","time":"2026-11-23T15:42:01.125Z","mono_ms":5,"device":"\u001b]0;pwned\u0007","state":"x"}"#
+        try ([String(lines[0]), hostile] + lines.dropFirst().map(String.init)).joined(separator: "\n")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await Self.run(["--replay", file, "--print-scenario"], executable: Self.sim)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\u{07}"), "\(result.stderr)")
+        #expect(result.stderr.contains(#"\e]0;pwned\a"#), "\(result.stderr)")
     }
 }

@@ -32,8 +32,9 @@ public struct ExportCommand: ParsableCommand {
             NUL bytes at its end (a crash) are left out with a warning.
 
             Exit status: 0, 64 when fit or tcx is asked of several straps without --device, or \
-            --device names none (the straps are listed), 65 when SESSION is not a recording, \
-            66 when it cannot be read or is not a regular file, 73 when FILE cannot be created (it is SESSION, it exists, a link, a folder, no \
+            --device names none (the straps are listed), 65 when SESSION is not a recording \
+            (an empty file neither), 66 when it cannot be read or is not a regular file, 73 \
+            when FILE cannot be created (it is SESSION, it exists, a link, a folder, no \
             permission), 74 when writing it fails (a full disk).
             """
     )
