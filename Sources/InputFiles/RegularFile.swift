@@ -4,25 +4,21 @@
 
 /// Opens a file that hrm or hrm-sim reads but did not write, refusing anything that is not a
 /// regular file: a FIFO would block the open or the first read forever, `/dev/zero` never ends,
-/// a directory has no text. The open itself cannot block (`O_NONBLOCK`), and the type is taken
-/// from the descriptor (`fstat`), so nothing can be swapped in between the check and the read.
+/// a directory has no text. Such a file is not even opened; and as something could be swapped in
+/// after that look, the open itself cannot block (`O_NONBLOCK`) and the type is checked again on
+/// the descriptor (`fstat`): what is read is what was checked.
 public enum RegularFile {
     /// A descriptor for reading `path` (blocking again once it is known to be a regular file),
-    /// which the caller closes. With `followingLinks: false` a symbolic link is refused too.
-    public static func open(_ path: String, source: String, followingLinks: Bool = true) throws(InputError)
-        -> Int32
-    {
-        var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
-        if !followingLinks { flags |= O_NOFOLLOW }
-        let descriptor = Glibc.open(path, flags)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ELOOP, !followingLinks {
-                throw InputError(source: source, reason: .notRegular("a symbolic link"))
-            }
-            throw InputError(source: source, reason: .system(code))
-        }
+    /// which the caller closes. A symbolic link is followed: what it points to is checked.
+    public static func open(_ path: String, source: String) throws(InputError) -> Int32 {
         var status = stat()
+        // Not even opened when it is not a regular file: opening some devices does something
+        // (a watchdog starts, a tape rewinds). The fstat below is the check that holds.
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw InputError(source: source, reason: .notRegular(spoken(UInt32(status.st_mode & S_IFMT))))
+        }
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InputError(source: source, reason: .system(errno)) }
         guard fstat(descriptor, &status) == 0 else {
             let code = errno
             close(descriptor)

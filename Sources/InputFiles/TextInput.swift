@@ -26,10 +26,10 @@ public struct TextInput: Sendable {
     public var tornTailWarning: String? { tornTailNote.map { "\(source): \($0)" } }
 
     /// A regular file's text (anything else is refused: see `RegularFile`).
-    public static func file(_ path: String, source: String, followingLinks: Bool = true) throws(InputError)
+    public static func file(_ path: String, source: String) throws(InputError)
         -> TextInput
     {
-        let descriptor = try RegularFile.open(path, source: source, followingLinks: followingLinks)
+        let descriptor = try RegularFile.open(path, source: source)
         defer { close(descriptor) }
         return try read(descriptor, source: source, identity: FileIdentity(descriptor: descriptor))
     }
