@@ -177,6 +177,21 @@ import Testing
         }
     }
 
+    /// A file name in the sessions folder is anyone's: `hrm sessions` prints it escaped.
+    @Test func sessionsEscapesAFileNamesControlCharacters() async throws {
+        let folder = try RecordingBinaryTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sessions = folder.appendingPathComponent("hrm/sessions")
+        try FileManager.default.createDirectory(at: sessions, withIntermediateDirectories: true)
+        try ReplayBinaryTests.recording(ReplayBinaryTests.frames).write(
+            to: sessions.appendingPathComponent("x\u{1B}]0;pwned\u{07}.jsonl"), atomically: true,
+            encoding: .utf8)
+        let result = try await Self.run(["sessions"], environment: ["XDG_DATA_HOME": folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{07}"), "\(result.stdout)")
+        #expect(result.stdout.contains(#"x\e]0;pwned\a.jsonl"#), "\(result.stdout)")
+    }
+
     /// A recording's text in hrm-sim's messages is escaped: its ESC and BEL never reach the terminal.
     @Test func replayEscapesControlCharactersFromTheFile() async throws {
         let folder = try RecordingBinaryTests.folder()

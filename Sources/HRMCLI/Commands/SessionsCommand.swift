@@ -130,6 +130,9 @@ public struct SessionsCommand: ParsableCommand {
         ]
         .compactMap { $0 }.joined(separator: " ")
         let rates = average.map { "avg \($0) max \(maximum ?? $0) bpm" } ?? "no heart rate"
-        return "\(when)  \(duration)  \(strap.isEmpty ? "(no strap)" : strap)  \(rates)  \(path)"
+        // A file's name in the folder is anyone's choice: escaped like any text from outside
+        // (the exact path is in --json).
+        let shownPath = TerminalText.sanitised(path, limit: 4096)
+        return "\(when)  \(duration)  \(strap.isEmpty ? "(no strap)" : strap)  \(rates)  \(shownPath)"
     }
 }
