@@ -39,8 +39,8 @@ struct HRMSim: AsyncParsableCommand {
             per line for each call clients made and each thing the simulator sent.
 
             Exit status: COMMAND's; 64 for bad options, 65 for an invalid scenario or recording, 66 \
-            when a scenario or recording cannot be found or read (--list with no scenarios found \
-            too), 69 when the private bus cannot be started, 73 when the log cannot be written, 127 \
+            when a scenario or recording cannot be found or read, or is not a regular file (--list \
+            with no scenarios found too), 69 when the private bus cannot be started, 73 when the log cannot be written, 127 \
             when COMMAND cannot be run.
             """
     )
