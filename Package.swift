@@ -35,6 +35,9 @@ let package = Package(
         // session: records, RR intervals, laps and the session. Pure Swift: no Foundation, no
         // dependencies.
         .target(name: "FIT", swiftSettings: strict),
+        // Files hrm and hrm-sim read but did not write: regular files only, lines of bounded
+        // length, a torn end of NUL bytes told and left out. Glibc only.
+        .target(name: "InputFiles", swiftSettings: strict),
 
         // The one way to run a thread of hrm's own (named, detached, for a poll loop), the eventfd
         // that wakes it, and the monotonic clock its deadlines use: for DBus, MQTT and BlueZ's
@@ -51,7 +54,7 @@ let package = Package(
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
         .target(
             name: "BlueZSimulator",
-            dependencies: ["DBus", "HeartRate", "Spawn", "CInstallPrefix", "Threads"],
+            dependencies: ["DBus", "HeartRate", "InputFiles", "Spawn", "CInstallPrefix", "Threads"],
             swiftSettings: strict),
         // The PREFIX `make release` builds for (a C define: Swift defines carry no values), where an
         // installed hrm-sim looks for its scenarios when they are not beside its bin folder.
@@ -65,7 +68,7 @@ let package = Package(
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "FIT", "Spawn", "MQTT", "CTOMLShims", "Threads",
+                "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn", "MQTT", "CTOMLShims", "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -124,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
-                "HRMCLI", "HeartRate", "HRV", "BrokerSupport",
+                "HRMCLI", "HeartRate", "HRV", "InputFiles", "BrokerSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -1,4 +1,5 @@
 import Foundation
+import InputFiles
 
 /// A recording of `hrm watch` turned into the scenario that plays it back (`hrm-sim --replay`).
 ///
@@ -29,15 +30,20 @@ public enum Recording {
         public var warnings: [String]
     }
 
+    /// The replay of the recording at `path`: a regular file only (a FIFO would hang the read,
+    /// `/dev/zero` never end), read by the shared bounded line reader (a line over 64 KiB is
+    /// invalid; NUL bytes at the end, as a crash leaves them, are left out with a warning).
     public static func load(path: String, speed: Double = 1) throws(LoadError) -> Replay {
-        let data: Data
+        let input: TextInput
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            input = try TextInput.file(path, source: path)
         } catch {
-            throw .unreadable("cannot read \(path): \(error.localizedDescription)")
+            throw error.isUnreadable ? .unreadable(error.description) : .invalid(error.description)
         }
         do {
-            return try replay(String(decoding: data, as: UTF8.self), speed: speed, name: path)
+            var loaded = try replay(input.text, speed: speed, name: path)
+            if let note = input.tornTailNote { loaded.warnings.insert(note, at: 0) }
+            return loaded
         } catch {
             throw .invalid("\(path): \(error.description)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import InputFiles
 
 /// Finds scenarios by name (`basic`) or path (`./mine.json`), and lists the shipped ones.
 ///
@@ -48,7 +49,11 @@ public enum ScenarioCatalog {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            // A regular file only: a FIFO given as --scenario would hang the read for ever.
+            let descriptor = try RegularFile.open(url.path, source: url.path)
+            data = try FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).readToEnd() ?? Data()
+        } catch let error as InputError {
+            throw LoadError(kind: .notFound, description: error.description)
         } catch {
             throw LoadError(
                 kind: .notFound, description: "cannot read \(url.path): \(error.localizedDescription)")

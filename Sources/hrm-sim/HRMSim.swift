@@ -39,8 +39,8 @@ struct HRMSim: AsyncParsableCommand {
             per line for each call clients made and each thing the simulator sent.
 
             Exit status: COMMAND's; 64 for bad options, 65 for an invalid scenario or recording, 66 \
-            when a scenario or recording cannot be found or read (--list with no scenarios found \
-            too), 69 when the private bus cannot be started, 73 when the log cannot be written, 127 \
+            when a scenario or recording cannot be found or read, or is not a regular file (--list \
+            with no scenarios found too), 69 when the private bus cannot be started, 73 when the log cannot be written, 127 \
             when COMMAND cannot be run.
             """
     )
@@ -103,8 +103,7 @@ struct HRMSim: AsyncParsableCommand {
         do {
             log = try SimulatorLog(path: self.log)
         } catch {
-            FileHandle.standardError.write(
-                Data("hrm-sim: cannot write the log \(self.log ?? ""): \(error)\n".utf8))
+            StandardError.say("hrm-sim: cannot write the log \(self.log ?? ""): \(error)")
             throw ExitCode(73)
         }
         if serve {
@@ -121,11 +120,9 @@ struct HRMSim: AsyncParsableCommand {
         let folders = ScenarioFolders.current()
         let names = ScenarioCatalog.names(in: folders)
         if names.isEmpty {
-            FileHandle.standardError.write(
-                Data(
-                    ("hrm-sim: no scenarios found; looked in \(folders.candidates.joined(separator: ", ")) "
-                        + "(install them with make install, or set HRM_SIM_SCENARIOS to a folder of them)\n")
-                        .utf8))
+            StandardError.say(
+                "hrm-sim: no scenarios found; looked in \(folders.candidates.joined(separator: ", ")) "
+                    + "(install them with make install, or set HRM_SIM_SCENARIOS to a folder of them)")
             throw ExitCode(66)
         }
         for name in names {
@@ -140,24 +137,24 @@ struct HRMSim: AsyncParsableCommand {
             do {
                 return try ScenarioCatalog.load(scenario ?? "basic")
             } catch let error as ScenarioCatalog.LoadError {
-                FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+                StandardError.say("hrm-sim: \(error)")
                 switch error.kind {
                 case .notFound: throw ExitCode(66)
                 case .invalid: throw ExitCode(65)
                 }
             } catch {
-                FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+                StandardError.say("hrm-sim: \(error)")
                 throw ExitCode(65)
             }
         }
         do {
             let loaded = try Recording.load(path: replay, speed: speed ?? 1)
             for warning in loaded.warnings {
-                FileHandle.standardError.write(Data("hrm-sim: warning: \(replay): \(warning)\n".utf8))
+                StandardError.say("hrm-sim: warning: \(replay): \(warning)")
             }
             return loaded.scenario
         } catch {
-            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+            StandardError.say("hrm-sim: \(error)")
             switch error {
             case .unreadable: throw ExitCode(66)
             case .invalid: throw ExitCode(65)
@@ -168,7 +165,7 @@ struct HRMSim: AsyncParsableCommand {
     func serveUntilStopped(_ scenario: Scenario, log: SimulatorLog) async throws {
         guard let address = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"], !address.isEmpty
         else {
-            FileHandle.standardError.write(Data("hrm-sim: --serve needs DBUS_SYSTEM_BUS_ADDRESS\n".utf8))
+            StandardError.say("hrm-sim: --serve needs DBUS_SYSTEM_BUS_ADDRESS")
             throw ExitCode(64)
         }
         let simulator = Simulator(scenario: scenario, busAddress: address, log: log)
@@ -182,7 +179,7 @@ struct HRMSim: AsyncParsableCommand {
         do {
             bus = try PrivateBus(policy: PrivateBus.Policy(rawValue: scenario.busPolicy) ?? .open)
         } catch {
-            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+            StandardError.say("hrm-sim: \(error)")
             throw ExitCode(69)
         }
         defer { bus.stop() }
@@ -190,7 +187,7 @@ struct HRMSim: AsyncParsableCommand {
         do {
             try await simulator.start()
         } catch {
-            FileHandle.standardError.write(Data("hrm-sim: cannot serve org.bluez: \(error)\n".utf8))
+            StandardError.say("hrm-sim: cannot serve org.bluez: \(error)")
             throw ExitCode(69)
         }
         var environment = ProcessInfo.processInfo.environment
@@ -203,7 +200,7 @@ struct HRMSim: AsyncParsableCommand {
                 environment: environment.map { "\($0.key)=\($0.value)" })
         } catch {
             await simulator.stop()
-            FileHandle.standardError.write(Data("hrm-sim: \(error)\n".utf8))
+            StandardError.say("hrm-sim: \(error)")
             throw ExitCode(127)
         }
         // Ctrl-C reaches the whole foreground process group, COMMAND included: hrm-sim itself

@@ -74,7 +74,10 @@ struct HRMProcess {
         process.standardError = try FileHandle(forWritingTo: errURL)
         let exited = exit(of: process)
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        // A child that exits without reading all its input (a usage error, a line over the limit)
+        // closes the pipe: the write then fails with EPIPE, which must not end the test process.
+        signal(SIGPIPE, SIG_IGN)
+        if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         var stopAt: Date? = nil
         if let ready {

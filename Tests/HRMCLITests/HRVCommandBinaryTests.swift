@@ -223,7 +223,7 @@ import Testing
         #expect(result.stderr.contains("cannot read \(missing): No such file or directory"))
         let directory = try await HRMProcess.run(["hrv", files.directory.path])
         #expect(directory.status == 66)
-        #expect(directory.stderr.contains("Is a directory"))
+        #expect(directory.stderr.contains("not a regular file (a directory)"))
     }
 
     @Test func noIntervals() async throws {

@@ -111,25 +111,32 @@ import Testing
     }
 
     /// A file-size limit stands in for a full disk: the recording stops with an error event, the
-    /// watch goes on to its count.
-    @Test func aDiskThatFailsStopsTheRecordingNotTheWatch() async throws {
+    /// watch goes on to its count, and the exit status (74, EX_IOERR) says that the recording
+    /// asked for was not kept, for `watch --record PATH` and `hrm record` alike.
+    @Test(arguments: [false, true]) func aDiskThatFailsStopsTheRecordingNotTheWatch(record: Bool) async throws
+    {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("full.jsonl").path
+        let command =
+            record
+            ? #"XDG_DATA_HOME="\#(folder.path)" exec "\#(HRMProcess.binary.path)" record --json --count 8 Polar"#
+            : #"exec "\#(HRMProcess.binary.path)" watch --json --count 8 --record "\#(file)" Polar"#
         let result = try await HRMProcess.runUnderSim(
             "basic", [],
             shell: """
                 # The limit holds for every file hrm writes, the test's output files too: hrm writes
                 # into a pipe, which has none, and cat outside the limit copies it.
                 set -o pipefail
-                ( ulimit -f 2; exec "\(HRMProcess.binary.path)" watch --json --count 8 --record "\(file)" Polar 2>&1 ) | cat
+                ( ulimit -f 2; \(command) 2>&1 ) | cat
                 """)
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 74, "\(result.stderr)")
         let events = WatchBinaryTests.lines(result.stdout)
         #expect(events.filter { $0["type"] as? String == "measurement" }.count == 8)
         let failure = events.first { $0["code"] as? String == "recording_failed" }
         #expect((failure?["message"] as? String)?.contains("File too large") == true)
         #expect(events.last?["state"] as? String == "stopped")
+        #expect(result.stdout.contains("the recording was not kept"), "\(result.stdout)")
     }
 
     @Test func recordKeepsSessionsInTheDataFolder() async throws {
@@ -163,6 +170,44 @@ import Testing
             try String(contentsOfFile: sessions.appendingPathComponent(files[0]).path, encoding: .utf8))
         #expect(lines.first?["command"] as? String == "record")
         #expect(lines.filter { $0["type"] as? String == "measurement" }.count == 3)
+    }
+
+    /// The session's file name is taken when the strap is found (every name the next ten
+    /// minutes could give is, here): the recording fails, watching goes on to its count, the
+    /// file that was there is left alone, and the exit status is 74.
+    @Test func aNameThatIsTakenFailsTheRecordingNotTheWatch() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sessions = folder.appendingPathComponent("hrm/sessions")
+        try FileManager.default.createDirectory(at: sessions, withIntermediateDirectories: true)
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime]
+        let now = Date()
+        for second in -5..<600 {
+            let stamp = format.string(from: now.addingTimeInterval(Double(second)))
+                .replacingOccurrences(of: ":", with: "-")
+            try "someone else's\n".write(
+                to: sessions.appendingPathComponent("\(stamp)_D2-4B-7E-10-20-30.jsonl"), atomically: false,
+                encoding: .utf8)
+        }
+        let result = try await HRMProcess.runUnderSim(
+            "basic", [],
+            shell: """
+                export XDG_DATA_HOME="\(folder.path)"
+                exec "\(HRMProcess.binary.path)" record --json --count 3 Polar
+                """)
+        #expect(result.status == 74, "\(result.stderr)")
+        let events = WatchBinaryTests.lines(result.stdout)
+        #expect(events.filter { $0["type"] as? String == "measurement" }.count == 3)
+        let failure = events.first { $0["code"] as? String == "recording_failed" }
+        #expect((failure?["message"] as? String)?.contains("exists already") == true, "\(result.stdout)")
+        #expect(result.stderr.contains("the recording was not kept"), "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: sessions.path)
+        #expect(files.count == 605)
+        for file in files {
+            let text = try String(contentsOf: sessions.appendingPathComponent(file), encoding: .utf8)
+            #expect(text == "someone else's\n", "\(file)")
+        }
     }
 
     /// No strap found: nothing to keep, so no file (a service scanning for a strap nobody wears

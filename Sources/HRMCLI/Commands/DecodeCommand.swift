@@ -1,4 +1,9 @@
 public import ArgumentParser
+import InputFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `hrm decode`: raw characteristic values in, decoded values out. No Bluetooth involved.
 public struct DecodeCommand: ParsableCommand {
@@ -22,8 +27,9 @@ public struct DecodeCommand: ParsableCommand {
               cat capture.txt | hrm decode --json
 
             Exit status: 0 when every payload decoded, 65 when any was malformed (each gets a \
-            message on stderr, or an "error" line with --json, and the run goes on), 64 when a \
-            payload is not valid hex.
+            message on stderr, or an "error" line with --json, and the run goes on) or a line \
+            of standard input is longer than 64 KiB (the run stops there), 64 when a payload is \
+            not valid hex.
             """
     )
 
@@ -52,12 +58,24 @@ public struct DecodeCommand: ParsableCommand {
             json: json)
 
         if payloads.isEmpty {
-            var lineNumber = 0
-            while let line = readLine(strippingNewline: true) {
-                lineNumber += 1
-                let trimmed = line.trimmingSpaces
-                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-                run.handle(text: trimmed, source: "line \(lineNumber)")
+            // The shared bounded reader: a line that never ends (a device, a binary file) is an
+            // error at 64 KiB instead of a process that grows until the machine runs out.
+            var reader = LineReader(descriptor: STDIN_FILENO, source: "standard input")
+            do throws(InputError) {
+                while var bytes = try reader.next() {
+                    if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+                    let trimmed = String(decoding: bytes, as: UTF8.self).trimmingSpaces
+                    if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                    run.handle(text: trimmed, source: "line \(reader.lineNumber)")
+                }
+                if reader.tornTail > 0 {
+                    StandardOutput.diagnostic(
+                        "hrm decode: warning: standard input ends in \(reader.tornTail) NUL bytes: ignored")
+                }
+            } catch {
+                output.flush()
+                StandardOutput.diagnostic("hrm decode: \(error)")
+                throw ExitCode(error.isUnreadable ? 66 : 65)  // EX_NOINPUT, EX_DATAERR
             }
         } else {
             // Refuse bad hex before printing anything: a usage error, not a malformed frame.

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import FIT
+import InputFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -23,9 +24,18 @@ public struct ExportCommand: ParsableCommand {
             csv and json keep every strap (each row and line names its device) unless --device \
             narrows them.
 
+            -o FILE is never SESSION itself (the same file by any name), nor an existing file \
+            unless --force; a symbolic link there is replaced, never followed (with --force). \
+            The export goes to a temporary file beside FILE, saved to disk, then renamed to \
+            FILE: a full disk leaves what was there as it was. SESSION must be a regular file \
+            (a FIFO or a device is refused); a line of it longer than 64 KiB is an error, and \
+            NUL bytes at its end (a crash) are left out with a warning.
+
             Exit status: 0, 64 when fit or tcx is asked of several straps without --device, or \
-            --device names none (the straps are listed), 65 when SESSION is not a recording, 66 \
-            when it cannot be read, 73 when FILE cannot be written.
+            --device names none (the straps are listed), 65 when SESSION is not a recording \
+            (an empty file neither), 66 when it cannot be read or is not a regular file, 73 \
+            when FILE cannot be created (it is SESSION, it exists, a link, a folder, no \
+            permission), 74 when writing it fails (a full disk).
             """
     )
 
@@ -39,6 +49,9 @@ public struct ExportCommand: ParsableCommand {
 
     @Option(name: [.short, .customLong("output")], help: "Write to this file (default: standard output).")
     public var output: String?
+
+    @Flag(help: "Replace FILE if it exists (a symbolic link is replaced, never followed).")
+    public var force = false
 
     @Option(help: "The sport: generic, running, cycling, training, walking, ... (FIT's names).")
     public var sport: String = "generic"
@@ -62,14 +75,28 @@ public struct ExportCommand: ParsableCommand {
 
     public func run() throws {
         StandardOutput.prepare()
-        let text: String
+        let input: TextInput
         do {
-            text = try RRInput.contents(of: session)
+            input = try RRInput.contents(of: session)
         } catch {
             StandardOutput.diagnostic("hrm export: \(error)")
-            throw ExitCode(66)
+            throw ExitCode(error.isUnreadable ? 66 : 65)  // EX_NOINPUT, EX_DATAERR
         }
-        let source = RRInput.name(of: session)
+        if let warning = input.tornTailWarning {
+            StandardOutput.diagnostic("hrm export: warning: \(warning)")
+        }
+        let text = input.text
+        let source = input.source
+        // Refused before any work: the input itself, an existing file without --force, a link.
+        let destination: ExportDestination?
+        do {
+            destination = try output.map { (path) throws(ExportDestination.Failure) in
+                try ExportDestination(path, force: force, input: input.identity)
+            }
+        } catch {
+            StandardOutput.diagnostic("hrm export: \(error)")
+            throw ExitCode(error.status)
+        }
         var recorded: RecordedSession
         do {
             recorded = try RecordedSession(text: text, source: source)
@@ -94,7 +121,7 @@ public struct ExportCommand: ParsableCommand {
             case .csv: Array(SessionExport.csv(recorded).map { $0 + "\n" }.joined().utf8)
             case .json: Array(SessionExport.json(recorded).map { $0 + "\n" }.joined().utf8)
             }
-        try write(bytes)
+        try write(bytes, to: destination)
     }
 
     /// The strap to export alone: `--device`'s, nil for the whole recording. FIT and TCX hold one
@@ -129,19 +156,21 @@ public struct ExportCommand: ParsableCommand {
         }
     }
 
-    private func write(_ bytes: [UInt8]) throws {
-        let descriptor =
-            output.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } ?? STDOUT_FILENO
-        guard descriptor >= 0 else {
-            StandardOutput.diagnostic("hrm export: cannot write \(output ?? "-"): \(Errno.text(errno))")
-            throw ExitCode(73)
+    /// To `destination` (see `ExportDestination`), else to standard output.
+    private func write(_ bytes: [UInt8], to destination: ExportDestination?) throws {
+        guard let destination else {
+            let code = bytes.withUnsafeBufferPointer { StandardOutput.writeAll(STDOUT_FILENO, $0) }
+            guard code == 0 else {
+                StandardOutput.diagnostic("hrm export: cannot write standard output: \(Errno.text(code))")
+                throw ExitCode(74)  // EX_IOERR
+            }
+            return
         }
-        defer { if descriptor != STDOUT_FILENO { close(descriptor) } }
-        let code = bytes.withUnsafeBufferPointer { StandardOutput.writeAll(descriptor, $0) }
-        guard code == 0 else {
-            StandardOutput.diagnostic(
-                "hrm export: cannot write \(output ?? "standard output"): \(Errno.text(code))")
-            throw ExitCode(74)
+        do throws(ExportDestination.Failure) {
+            try destination.write(bytes)
+        } catch {
+            StandardOutput.diagnostic("hrm export: \(error)")
+            throw ExitCode(error.status)
         }
     }
 }

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import HRV
+import InputFiles
 
 /// `hrm hrv`: RR intervals from files or standard input in, heart-rate variability out, over the
 /// whole input or per window. No Bluetooth involved.
@@ -44,9 +45,11 @@ public struct HRVCommand: ParsableCommand {
 
             Exit status: 0 on success, 65 when a line is not an RR interval or the input has \
             none (or covers less than one window; of several straps, when none has enough: the \
-            others are left out, named on stderr); the message names the file and line, and \
-            nothing is printed on stdout. 66 when a FILE cannot be read, 64 for usage errors and a \
-            --device that names no strap of the input.
+            others are left out, named on stderr), or a line is longer than 64 KiB; the message \
+            names the file and line, and nothing is printed on stdout. 66 when a FILE cannot be \
+            read or is not a regular file (a FIFO, a device: standard input may be a pipe), 64 \
+            for usage errors and a --device that names no strap of the input. A recording that \
+            ends in NUL bytes (a crash) is read up to them, with a warning.
             """
     )
 
@@ -90,16 +93,19 @@ public struct HRVCommand: ParsableCommand {
         let sources = files.isEmpty ? ["-"] : files
         var series = RRSeries()
         for path in sources {
-            let text: String
+            let input: TextInput
             do {
-                text = try RRInput.contents(of: path)
+                input = try RRInput.contents(of: path)
             } catch {
                 StandardOutput.diagnostic("hrm hrv: \(error)")
-                throw ExitCode(66)  // EX_NOINPUT
+                throw ExitCode(error.isUnreadable ? 66 : 65)  // EX_NOINPUT, EX_DATAERR
+            }
+            if let warning = input.tornTailWarning {
+                StandardOutput.diagnostic("hrm hrv: warning: \(warning)")
             }
             do {
                 var warnings: [String] = []
-                try RRInput.gather(text, source: RRInput.name(of: path), into: &series, warnings: &warnings)
+                try RRInput.gather(input.text, source: input.source, into: &series, warnings: &warnings)
                 for warning in warnings { StandardOutput.diagnostic("hrm hrv: warning: \(warning)") }
             } catch {
                 StandardOutput.diagnostic("hrm hrv: \(error)")

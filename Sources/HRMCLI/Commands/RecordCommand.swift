@@ -14,10 +14,12 @@ public struct RecordCommand: AsyncParsableCommand {
             A recording keeps every notification's raw payload with a wall-clock time and a \
             monotonic offset, the drops and reconnects, battery changes and malformed frames, a \
             line each, written as it comes and saved to disk every 5 s and at the end: a crash \
-            or a power cut loses at most the last few seconds. A disk that fails ends the \
-            recording with an error; watching goes on.
+            or a power cut loses at most the last few seconds. A disk that fails (or a file \
+            name that is taken) ends the recording with an error; watching goes on.
 
-            Exit status: as hrm watch; 73 when the sessions folder cannot be made or written.
+            Exit status: as hrm watch; 73 when the sessions folder cannot be made or written; \
+            74 when the recording failed during the run (it was not kept) and watching ended \
+            well.
             """
     )
 

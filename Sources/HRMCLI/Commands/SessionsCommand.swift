@@ -1,4 +1,5 @@
 public import ArgumentParser
+import InputFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,9 @@ public struct SessionsCommand: ParsableCommand {
             rate, and the file. A recording of several straps is shown by its first strap (the \
             first it names: its name and heart rate) and +N for the others. --json prints a line \
             per session, with every strap's address in "devices". A file that cannot be read is \
-            named on stderr and left out. Exit status: 0; 66 when the folder cannot be read.
+            named on stderr and left out (anything but a regular file, too: a FIFO, a device, a \
+            folder); one that ends in NUL bytes (a crash) is listed with a warning. Exit status: \
+            0; 66 when the folder cannot be read.
             """
     )
 
@@ -47,15 +50,29 @@ public struct SessionsCommand: ParsableCommand {
         // Named by the start time: newest first is the names in reverse.
         for name in names.sorted(by: >) {
             let path = folder.path + "/" + name
-            guard let text = try? RRInput.contents(of: path),
-                let session = try? RecordedSession(text: text, source: name)
-            else {
-                StandardOutput.diagnostic("hrm sessions: \(name) is not a readable recording: left out")
-                continue
-            }
+            let shown = TerminalText.sanitised(name, limit: TerminalText.messageLimit)
+            guard let session = Self.read(path, name: shown) else { continue }
             output.line(json ? Self.jsonLine(session, path: path) : Self.textLine(session, path: path))
         }
         output.flush()
+    }
+
+    /// The recording at `path`, or nil (said on stderr) when it cannot be read: anything but a
+    /// regular file (a FIFO would block, a link to /dev/zero never end), a line over 64 KiB, or
+    /// not a recording. A torn end of NUL bytes is a warning; the session is listed.
+    private static func read(_ path: String, name: String) -> RecordedSession? {
+        do {
+            let input = try TextInput.file(path, source: name)
+            let session = try RecordedSession(text: input.text, source: name)
+            if let warning = input.tornTailWarning {
+                StandardOutput.diagnostic("hrm sessions: warning: \(warning)")
+            }
+            return session
+        } catch {
+            // The message names the file: "cannot read x.jsonl: not a regular file (a FIFO)".
+            StandardOutput.diagnostic("hrm sessions: \(error): left out")
+            return nil
+        }
     }
 
     /// What a line says of a session: its first strap's figures (all of it when it names one strap
@@ -113,6 +130,9 @@ public struct SessionsCommand: ParsableCommand {
         ]
         .compactMap { $0 }.joined(separator: " ")
         let rates = average.map { "avg \($0) max \(maximum ?? $0) bpm" } ?? "no heart rate"
-        return "\(when)  \(duration)  \(strap.isEmpty ? "(no strap)" : strap)  \(rates)  \(path)"
+        // A file's name in the folder is anyone's choice: escaped like any text from outside
+        // (the exact path is in --json).
+        let shownPath = TerminalText.sanitised(path, limit: 4096)
+        return "\(when)  \(duration)  \(strap.isEmpty ? "(no strap)" : strap)  \(rates)  \(shownPath)"
     }
 }

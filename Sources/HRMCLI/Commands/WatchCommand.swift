@@ -34,7 +34,9 @@ public struct WatchCommand: AsyncParsableCommand {
 
             Exit status: 0 on a clean stop, 1 when the device was not found (or the link dropped \
             with --no-reconnect), 69 when Bluetooth or the MQTT broker is unavailable, 77 when \
-            access is denied (or the broker refuses the credentials).
+            access is denied (or the broker refuses the credentials), 73 when --record PATH \
+            cannot be created, 74 when the recording failed during the run (a full disk: it \
+            was not kept) and watching ended well.
             """
     )
 

@@ -106,6 +106,8 @@ struct RecordedSession {
             default: break
             }
         }
+        // Nothing at all (an empty file, one of NUL bytes only) is not a recording dated 1970.
+        if lines.isEmpty { throw Self.notARecording(source) }
         // A recording cut short (a crash) ends with its last line.
         if let since = connectedSince { segments.append(since...max(since, last)) }
         straps = straps.map { StrapChoice.Strap(device: $0.device, name: names[$0.device]) }

@@ -1,3 +1,5 @@
+import InputFiles
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -14,14 +16,6 @@ struct RRInputError: Error, Equatable, CustomStringConvertible {
     let line: Int
     let message: String
     var description: String { "\(source), line \(line): \(message)" }
-}
-
-/// A file that cannot be read: `hrm hrv` exits 66 (EX_NOINPUT).
-struct UnreadableInput: Error, Equatable, CustomStringConvertible {
-    let source: String
-    /// The errno of the call that failed.
-    let code: Int32
-    var description: String { "cannot read \(source): \(Errno.text(code))" }
 }
 
 /// `hrm hrv`'s input: RR intervals in runs (`RRSeries`). A run ends at a gap (the link dropped)
@@ -76,23 +70,13 @@ enum RRInput {
         path == "-" ? "standard input" : TerminalText.sanitised(path, limit: TerminalText.messageLimit)
     }
 
-    /// The whole of `path` (`-`: standard input) as text.
-    static func contents(of path: String) throws(UnreadableInput) -> String {
-        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw UnreadableInput(source: name(of: path), code: errno) }
-        defer { if fd != STDIN_FILENO { close(fd) } }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if got < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw UnreadableInput(source: name(of: path), code: code)
-            }
-            if got == 0 { break }
-            bytes += chunk[..<got]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+    /// The whole of `path` (`-`: standard input) as text, read by the one bounded line reader:
+    /// a path must be a regular file (a FIFO or `/dev/zero` is refused, never waited on or read
+    /// for ever), standard input may be anything (a pipe); a line longer than 64 KiB is an
+    /// error, a torn end of NUL bytes is left out (`tornTailWarning`). An error that
+    /// `isUnreadable` is exit 66 (EX_NOINPUT), any other 65 (EX_DATAERR).
+    static func contents(of path: String) throws(InputError) -> TextInput {
+        if path == "-" { return try TextInput.read(STDIN_FILENO, source: name(of: path)) }
+        return try TextInput.file(path, source: name(of: path))
     }
 }

@@ -1,6 +1,7 @@
 /// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line
 /// per event, whole lines only, each batch the queue hands over in one write(2), `fsync`ed at most every `syncInterval` and at the
-/// end. A disk that fails (full, gone) ends the recording with an `error` event; watching goes on.
+/// end. A disk that fails (full, gone) ends the recording with an `error` event; watching goes on,
+/// and `RecordingOutcome` keeps the failure for the exit status.
 actor RecordingSink: SlowEventSink {
     /// Where the recording goes.
     enum Target {
@@ -30,14 +31,17 @@ actor RecordingSink: SlowEventSink {
     private var headerWritten = false
     /// Sends an `error` event into the session (from this task, never under the pipeline's lock).
     private let report: @Sendable (MonitorEvent) -> Void
+    /// Told when the recording fails, for the run's exit status.
+    private let outcome: RecordingOutcome
 
     init(
         _ target: sending Target, start: Timestamp, startInstant: ContinuousClock.Instant, command: String,
-        report: @escaping @Sendable (MonitorEvent) -> Void
+        outcome: RecordingOutcome = RecordingOutcome(), report: @escaping @Sendable (MonitorEvent) -> Void
     ) {
         self.start = start
         self.startInstant = startInstant
         self.command = command
+        self.outcome = outcome
         self.report = report
         lastSync = startInstant
         switch target {
@@ -139,6 +143,9 @@ actor RecordingSink: SlowEventSink {
         guard !failed else { return }
         failed = true
         waiting = []
+        outcome.failed(
+            lines == 0
+                ? failure.description : "\(failure.description) (\(lines) lines were saved before that)")
         report(
             MonitorEvent(
                 device: nil,

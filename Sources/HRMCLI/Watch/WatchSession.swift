@@ -38,6 +38,8 @@ struct WatchSession: Sendable {
     let counter: SessionCounter
     let stdout: StdoutSink
     let pipeline: EventPipeline
+    /// Whether the recording asked for was kept; nil when none was asked for.
+    let recording: RecordingOutcome?
 
     /// Runs a session for `options`: first makes sure a recording can be written (a path that
     /// exists, a folder that cannot be made: told before connecting, exit 73), then watches.
@@ -106,7 +108,13 @@ struct WatchSession: Sendable {
                 several: options.straps.count > 1 || options.all),
             format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
         var queued = Self.queuedSinks(options, relay)
-        if let recording { queued.insert(Self.recorder(recording, options, relay), at: 0) }
+        if let recording {
+            let outcome = RecordingOutcome()
+            self.recording = outcome
+            queued.insert(Self.recorder(recording, options, outcome, relay), at: 0)
+        } else {
+            self.recording = nil
+        }
         if let mqtt { queued.append(mqtt) }
         pipeline = EventPipeline(
             processors: Self.processors(options, counter), sinks: queued + extraSinks + [stdout])
@@ -133,10 +141,12 @@ struct WatchSession: Sendable {
     /// The recording: a queue long enough for a slow disk's hiccups (4096 events, more than an
     /// hour of a strap at 1 Hz); past that the oldest are dropped and the loss is reported.
     private static func recorder(
-        _ target: sending RecordingSink.Target, _ options: WatchOptions, _ relay: EventRelay
+        _ target: sending RecordingSink.Target, _ options: WatchOptions, _ outcome: RecordingOutcome,
+        _ relay: EventRelay
     ) -> QueuedSink {
         let sink = RecordingSink(
-            target, start: .now(), startInstant: .now, command: options.command, report: relay.send)
+            target, start: .now(), startInstant: .now, command: options.command, outcome: outcome,
+            report: relay.send)
         // Lines reach the file within 50 ms: a batch per wake-up instead of a wake-up per event.
         return QueuedSink(sink, capacity: 4096, policy: .dropOldest, gather: .milliseconds(50)) { trouble in
             guard case .dropped(let count) = trouble else { return }
@@ -186,7 +196,7 @@ struct WatchSession: Sendable {
 
     /// The exit status: 0 on a stop, 1 when the strap was not found (or dropped without
     /// reconnecting), 69 when the bus went away, else what the failure that ended the run calls
-    /// for.
+    /// for; 74 instead of 0 when the recording asked for failed.
     func run() async -> Int32 {
         await stop.run {
             stdout.start()
@@ -205,8 +215,17 @@ struct WatchSession: Sendable {
             }
             let status = report(ending)
             await pipeline.finish()
-            return status
+            return recordingStatus(status)
         }
+    }
+
+    /// 74 (EX_IOERR) for a run that went well but lost the recording asked for (a full disk, a
+    /// name taken): said once more at the very end, where a user or a service manager looks.
+    /// Any other failure keeps its own status.
+    private func recordingStatus(_ status: Int32) -> Int32 {
+        guard status == 0, let reason = recording?.failureReason else { return status }
+        StandardOutput.diagnostic("hrm \(options.command): the recording was not kept: \(reason)")
+        return 74
     }
 
     private func watch(_ client: BlueZClient) async -> Ending {

@@ -1,0 +1,19 @@
+import Synchronization
+
+/// Whether the recording the user asked for (`hrm record`, `watch --record`) failed: a full
+/// disk, a name already taken. Watching goes on when it does, so the run's exit status is the
+/// one place left to say it: 74 (EX_IOERR) instead of 0. Set by `RecordingSink`'s task, read by
+/// the session once every sink has finished.
+final class RecordingOutcome: Sendable {
+    private let failure = Mutex<String?>(nil)
+
+    init() {}
+
+    /// The first failure is the one that ended the recording.
+    func failed(_ reason: String) {
+        failure.withLock { if $0 == nil { $0 = reason } }
+    }
+
+    /// Why the recording was not kept, or nil when it was.
+    var failureReason: String? { failure.withLock { $0 } }
+}
