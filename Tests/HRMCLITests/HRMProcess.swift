@@ -28,10 +28,11 @@ struct HRMProcess {
     /// `hrm ARGUMENTS` against hrm-sim playing `scenario` on a private bus.
     /// With `shell`, hrm-sim runs that bash script instead (pipes, two hrm at once).
     /// With `terminateWhen`, hrm-sim gets SIGTERM (and passes it on) once that says yes to what
-    /// hrm printed so far, however long that took (20 s at most).
+    /// hrm printed so far, however long that took (`patience` at most).
     static func runUnderSim(
         _ scenario: String, _ arguments: [String], log: String? = nil, shell: String? = nil,
-        environment: [String: String] = [:], terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
+        environment: [String: String] = [:], patience: Duration = .seconds(20),
+        terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
     ) async throws -> Result {
         let sim = binary.deletingLastPathComponent().appendingPathComponent("hrm-sim").path
         var simArguments = ["--scenario", scenario]
@@ -39,12 +40,12 @@ struct HRMProcess {
         let command = shell.map { ["/bin/bash", "-c", $0] } ?? [binary.path] + arguments
         return try await run(
             simArguments + ["--"] + command, executable: URL(fileURLWithPath: sim), environment: environment,
-            terminateWhen: ready)
+            patience: patience, terminateWhen: ready)
     }
 
     static func run(
         _ arguments: [String], stdin: String? = nil, executable: URL = binary,
-        environment extra: [String: String] = [:],
+        environment extra: [String: String] = [:], patience: Duration = .seconds(20),
         terminateWhen ready: ((_ stdout: String) -> Bool)? = nil
     ) async throws -> Result {
         // Output goes to files rather than pipes: nothing can block however much the child prints.
@@ -81,7 +82,7 @@ struct HRMProcess {
         try input.fileHandleForWriting.close()
         var stopAt: Date? = nil
         if let ready {
-            let limit = Date(timeIntervalSinceNow: 20)
+            let limit = Date(timeIntervalSinceNow: patience.inSeconds)
             while Date() < limit, !ready((try? String(contentsOf: outURL, encoding: .utf8)) ?? "") {
                 try await Task.sleep(for: .milliseconds(50))
             }

@@ -282,12 +282,23 @@ import Testing
     }
 
     /// The Wahoo drops for 1 s every 4 s; the Garmin and the Polar stream on: every notification
-    /// hrm-sim sent them is printed once, with no gap longer than their 1 s rhythm allows.
+    /// hrm-sim sent them is printed once, and neither ever disconnects. hrm runs until the Wahoo
+    /// has dropped twice and come back (events, not a duration a loaded machine may not fit in).
     @Test func oneDropsWhileTheOthersStream() async throws {
         let log = WatchBinaryTests.temporary("three-straps.jsonl")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let result = try await HRMProcess.runUnderSim(
-            "three-straps", ["watch", "--json", "--all", "--duration", "11"], log: log)
+            "three-straps", ["watch", "--json", "--all"], log: log, patience: .seconds(90)
+        ) { stdout in
+            let wahoo = WatchSeveralStrapsTests.events(stdout).filter {
+                $0["device"] as? String == "C0:FF:EE:00:03:03"
+            }
+            return wahoo.filter { $0["state"] as? String == "reconnecting" }.count >= 2
+                && WatchSeveralStrapsTests.measurements(stdout, of: "C0:FF:EE:00:03:03").count >= 4
+                && ["C0:FF:EE:00:03:01", "C0:FF:EE:00:03:02"].allSatisfy {
+                    WatchSeveralStrapsTests.measurements(stdout, of: $0).count >= 7
+                }
+        }
         #expect(result.status == 0, "\(result.stderr)")
         let events = WatchSeveralStrapsTests.events(result.stdout)
         let sent = try WatchScenarioTests.log(log).filter { $0["event"] as? String == "notify" }
@@ -301,9 +312,6 @@ import Testing
             #expect(
                 sentToIt.count - printed.count <= 1,
                 "\(address): \(sentToIt.count) sent, \(printed.count) printed")
-            let times = Self.times(printed)
-            let gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
-            #expect((gaps.max() ?? 0) < 1.8, "\(address): gaps \(gaps)")
             #expect(
                 !events.contains {
                     $0["device"] as? String == address && $0["state"] as? String == "disconnected"
@@ -315,10 +323,19 @@ import Testing
         #expect(WatchSeveralStrapsTests.measurements(result.stdout, of: "C0:FF:EE:00:03:03").count >= 4)
     }
 
-    /// Room for two links: two straps stream, the third is told why it waits and keeps trying.
+    /// Room for two links: two straps stream, the third is told why it waits and keeps trying,
+    /// and its tries hold up neither of the two (every notification sent to them is printed).
+    /// hrm runs until the third was refused twice.
     @Test func anAdapterWithRoomForTwo() async throws {
+        let log = WatchBinaryTests.temporary("link-cap.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
         let result = try await HRMProcess.runUnderSim(
-            "link-cap", ["watch", "--json", "--all", "--duration", "8"])
+            "link-cap", ["watch", "--json", "--all"], log: log, patience: .seconds(90)
+        ) { stdout in
+            WatchSeveralStrapsTests.events(stdout).filter {
+                ($0["detail"] as? String)?.contains("may have no room") == true
+            }.count >= 2
+        }
         #expect(result.status == 0, "\(result.stderr)")
         let events = WatchSeveralStrapsTests.events(result.stdout)
         let streaming = Set(
@@ -333,10 +350,13 @@ import Testing
         let detail = refusals.first?["detail"] as? String ?? ""
         #expect(detail.contains("le-connection-abort-by-local"), "\(detail)")
         #expect(detail.contains("holds 2 other straps' links and may have no room"), "\(detail)")
+        let sent = try WatchScenarioTests.log(log).filter { $0["event"] as? String == "notify" }
         for device in streaming {
-            let times = Self.times(WatchSeveralStrapsTests.measurements(result.stdout, of: device))
-            let gaps = zip(times.dropFirst(), times).map { $0.timeIntervalSince($1) }
-            #expect((gaps.max() ?? 9) < 1.8, "\(device) was held up: \(gaps)")
+            let path = "dev_" + device.replacing(":", with: "_")
+            let sentToIt = sent.filter { ($0["path"] as? String)?.contains(path) == true }.count
+            let printed = WatchSeveralStrapsTests.measurements(result.stdout, of: device).count
+            // The last may have been on its way when hrm was stopped.
+            #expect(printed > 0 && sentToIt - printed <= 1, "\(device): \(sentToIt) sent, \(printed) printed")
         }
     }
 
