@@ -113,7 +113,12 @@ import Testing
             #expect(ListenAddress(bad) == nil, "\(bad)")
         }
         #expect(ListenAddress(host: "::1", port: 8757).url == "http://[::1]:8757/")
-        #expect(ListenAddress(host: "0.0.0.0", port: 80).url == "http://localhost:80/")
+        // Every interface: the address itself, never `localhost` (anyone who reaches the machine can read it).
+        #expect(ListenAddress(host: "0.0.0.0", port: 80).url == "http://0.0.0.0:80/")
+        #expect(
+            ListenAddress(":80")?.isEveryInterface == true
+                && ListenAddress("[::]:80")?.isEveryInterface == true)
+        #expect(ListenAddress("127.0.0.1:80")?.isEveryInterface == false)
         #expect(ListenAddress(host: "::1", port: 8757).description == "[::1]:8757")
     }
 
@@ -126,9 +131,16 @@ import Testing
             "--max-clients", "3", "--verbose",
         ])
         #expect(given.address.port == 0 && given.allowOrigin.count == 2 && given.maxClients == 3)
+        #expect(defaults.allowHost.isEmpty && defaults.headTimeoutSeconds == 10)
+        let hosts = try ServeArguments.parse([
+            "--allow-host", "studio.lan", "--allow-host", "192.168.1.20", "--head-timeout", "2.5",
+        ])
+        #expect(hosts.allowHost == ["studio.lan", "192.168.1.20"] && hosts.headTimeoutSeconds == 2.5)
         for bad in [
             ["--listen", "nowhere"], ["--max-clients", "0"], ["--allow-origin", "overlay.example"],
-            ["--offline-text", String(repeating: "x", count: 201)],
+            ["--offline-text", String(repeating: "x", count: 201)], ["--allow-host", "evil.example/x"],
+            ["--allow-host", ""], ["--head-timeout", "0"], ["--head-timeout", "2h"],
+            ["--head-timeout", "-1"],
         ] {
             #expect(throws: (any Error).self, "\(bad)") { try ServeArguments.parse(bad) }
         }
