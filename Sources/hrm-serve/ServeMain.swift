@@ -76,7 +76,7 @@ struct ServeMain: AsyncParsableCommand {
         let closeClients: @Sendable () async -> Void = { await hub.closeAll(grace: ClientHub.shutdownGrace) }
         let status =
             if let team = serve.mqttTeam {
-                await TeamFeed.run(team, feed: feed, whenStopped: closeClients)
+                await TeamFeed.run(team, limits: arguments.limits, feed: feed, whenStopped: closeClients)
             } else {
                 await ServeSession.run(arguments, record: serve.record, feed: feed, whenStopped: closeClients)
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeartRate
+import MQTT
 import Synchronization
 import Testing
 
@@ -101,6 +102,46 @@ import Testing
         #expect(two["name"] is NSNull && two["battery"] is NSNull && two["measurement"] is NSNull)
         #expect(two["state"] as? String == "connecting")
         #expect((two["session"] as? [String: Any])?["avg_bpm"] is NSNull)
+    }
+
+    /// `serve --mqtt-team`: what a host publishes is parsed and written again, never spliced. A
+    /// retained payload with a leading newline made /api/current invalid JSON for every strap, and
+    /// CR/LF inside one split an SSE event over lines; a host's name with a quote is escaped.
+    @Test func teamPayloadsAreWrittenAgainNotSpliced() throws {
+        let feed = LiveFeed()
+        let listener = Collector()
+        _ = feed.add(listener)
+        let measurement =
+            "\n {\"type\":\"measurement\",\r\n\"time\":\"2026-11-25T10:00:00.000Z\",\r\n"
+            + "\"device\":\"C0:FF:EE:00:00:01\",\"bpm\":72,\"rr_ms\":[812.5],\"note\":\"a\\nb\"}\r\n"
+        let info = #"{"type":"info","device":"C0:FF:EE:00:00:01","name":"Bike \"One\"","source":"forged"}"#
+        for (topic, payload) in [
+            ("hrm/bike-1/c0ffee000001/measurement", measurement),
+            (#"hrm/bi"ke/c0ffee000001/info"#, info),
+        ] {
+            TeamFeed.take(MQTTMessage(topic: topic, payload: Array(payload.utf8)), into: feed)
+        }
+        let current = feed.current()
+        let straps = try #require(Self.object(current)["straps"] as? [[String: Any]], "\(current)")
+        #expect(straps.count == 2, "\(current)")
+        let bike = straps.first { $0["source"] as? String == "bike-1" } ?? [:]
+        let last = bike["measurement"] as? [String: Any] ?? [:]
+        #expect(last["bpm"] as? Int == 72 && last["source"] as? String == "bike-1", "\(current)")
+        #expect(last["note"] as? String == "a\nb")
+        let lines = listener.lines.withLock { $0 }
+        #expect(lines.count == 2)
+        for line in lines {
+            #expect(!line.contains("\n") && !line.contains("\r"), "one line per event: \(line)")
+            #expect(line.hasPrefix(#"{"source":"#), "\(line)")
+            #expect(!Self.object(line).isEmpty, "valid JSON: \(line)")
+        }
+        let named = Self.object(lines.last ?? "")
+        #expect(named["source"] as? String == #"bi"ke"#, "the topic's host, not the payload's")
+        #expect(named["name"] as? String == #"Bike "One""#)
+        #expect(
+            lines.first
+                == #"{"source":"bike-1","type":"measurement","time":"2026-11-25T10:00:00.000Z","device":"C0:FF:EE:00:00:01","bpm":72,"rr_ms":[812.5],"note":"a\nb"}"#
+        )
     }
 
     @Test func listenAddresses() {
