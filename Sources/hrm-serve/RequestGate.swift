@@ -44,6 +44,9 @@ final class RequestGate: ChannelDuplexHandler, RemovableChannelHandler {
     private var inputClosed = false
     /// The path of the request under way: an SSE stream's client that closes its side is gone.
     private var path = ""
+    /// A WebSocket handshake went through: what passes from now on may be WebSocket frames, not
+    /// HTTP parts (unwrapping one as HTTP would trap), until this handler is gone.
+    private var upgrading = false
 
     init(policy: AccessPolicy, hub: ClientHub, waiters: HeadWaiters) {
         self.policy = policy
@@ -83,6 +86,7 @@ final class RequestGate: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !upgrading else { return context.fireChannelRead(data) }
         guard !refusing else { return }
         guard case .head(let head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
@@ -97,15 +101,15 @@ final class RequestGate: ChannelDuplexHandler, RemovableChannelHandler {
         }
         passed += 1
         unanswered += 1
-        context.fireChannelRead(data)
         // Upgraded, the connection carries WebSocket frames: this handler must not be there. (Only
         // a first request is upgraded; `check` refused a later one.)
-        if head.headers.contains(name: "upgrade") {
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-        }
+        upgrading = head.headers.contains(name: "upgrade")
+        context.fireChannelRead(data)
+        if upgrading { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !upgrading else { return context.write(data, promise: promise) }
         let part = unwrapOutboundIn(data)
         context.write(data, promise: promise)
         guard case .end = part, unanswered > 0 else { return }

@@ -19,6 +19,7 @@ public struct ServeArguments: ParsableArguments, Sendable {
         help: ArgumentHelp(
             "Answer requests for this host name too (a name this machine is reached by that hrm serve cannot know: a DNS alias, a router's address); repeatable. Requests for other names get 403 (DNS rebinding).",
             valueName: "name"))
+    /// `--allow-host`: more names a `Host` may be (beyond loopback and the machine's own).
     public var allowHost: [String] = []
 
     @Option(
@@ -27,6 +28,7 @@ public struct ServeArguments: ParsableArguments, Sendable {
             "Close a connection that takes longer than this to send a whole request head: seconds, or with a unit (default: 10).",
             valueName: "time"),
         transform: Seconds.parsing)
+    /// `--head-timeout`: how long a connection may take to send each whole request head.
     public var headTimeout: Seconds?
 
     /// `--head-timeout` in seconds: 10 unless given.
