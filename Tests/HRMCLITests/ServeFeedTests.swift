@@ -180,7 +180,8 @@ import Testing
         for bad in [
             ["--listen", "nowhere"], ["--max-clients", "0"], ["--allow-origin", "overlay.example"],
             ["--offline-text", String(repeating: "x", count: 201)], ["--allow-host", "evil.example/x"],
-            ["--allow-host", ""], ["--head-timeout", "0"], ["--head-timeout", "2h"],
+            ["--allow-host", ""], ["--mqtt-team", "mqtt://broker.example", "--record", "x.jsonl"],
+            ["--head-timeout", "0"], ["--head-timeout", "2h"],
             ["--head-timeout", "-1"],
         ] {
             #expect(throws: (any Error).self, "\(bad)") { try ServeArguments.parse(bad) }

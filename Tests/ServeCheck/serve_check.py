@@ -138,7 +138,8 @@ def upgrade_request(port, path="/ws", origin=None, host=None):
 
 
 def responses(received):
-    """The HTTP responses in `received`, in order: [{status, headers, body}] (bodies by Content-Length)."""
+    """The whole HTTP responses in `received`, in order: [{status, headers, body}] (bodies by
+    Content-Length; one not all received yet is left out)."""
     answers = []
     while b"\r\n\r\n" in received:
         head, _, rest = received.partition(b"\r\n\r\n")
@@ -149,6 +150,8 @@ def responses(received):
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
         length = int(headers.get("content-length", "0") or 0)
+        if len(rest) < length:
+            break  # not all here yet
         answers.append({"status": int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None,
                         "headers": headers, "body": rest[:length].decode(errors="replace")})
         received = rest[length:]

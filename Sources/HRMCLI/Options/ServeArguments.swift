@@ -76,6 +76,11 @@ public struct ServeArguments: ParsableArguments, Sendable {
                 throw ValidationError("--mqtt-team: \(error.message)")
             }
         }
+        if mqttTeam != nil, record != nil {
+            // It would be ignored: the team's straps are watched, and recorded, by their hosts.
+            throw ValidationError(
+                "--record records a strap watched here; with --mqtt-team none is (record on the hosts)")
+        }
         for origin in allowOrigin
         where !(origin.hasPrefix("http://") || origin.hasPrefix("https://") || origin == "null") {
             throw ValidationError(
