@@ -656,8 +656,10 @@ def case_slowloris(serve, args):
     try:
         answer = request(port, f"GET /api/current HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
                          .encode(), timeout=30)
-    finally:
         seconds = time.monotonic() - started
+        # The tricklers closed to make room: each finds out at its next byte.
+        wait_for(lambda: any(t.closed for t in tricklers), timeout=10)
+    finally:
         stop.set()
         thread.join(5)
     result = {"real": answer, "real_seconds": seconds, "tricklers": len(tricklers),
