@@ -15,20 +15,20 @@ public struct ServeArguments: ParsableArguments, Sendable {
             valueName: "origin"))
     public var allowOrigin: [String] = []
 
+    /// `--allow-host`: more names a `Host` may be (beyond loopback and the machine's own).
     @Option(
         help: ArgumentHelp(
             "Answer requests for this host name too (a name this machine is reached by that hrm serve cannot know: a DNS alias, a router's address); repeatable. Requests for other names get 403 (DNS rebinding).",
             valueName: "name"))
-    /// `--allow-host`: more names a `Host` may be (beyond loopback and the machine's own).
     public var allowHost: [String] = []
 
+    /// `--head-timeout`: how long a connection may take to send each whole request head.
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "Close a connection that takes longer than this to send a whole request head: seconds, or with a unit (default: 10).",
             valueName: "time"),
         transform: Seconds.parsing)
-    /// `--head-timeout`: how long a connection may take to send each whole request head.
     public var headTimeout: Seconds?
 
     /// `--head-timeout` in seconds: 10 unless given.
