@@ -7,224 +7,124 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Who may ask what. Everything here is read-only, so the questions are only whether a page of
-/// another site may read the feed (the WebSocket's `Origin`; the same-origin policy keeps it from
-/// reading `/events` and `/api/current` without CORS), whether a request is really for this
-/// server (`Host`, against DNS rebinding) and how big a request may be.
-struct AccessPolicy: Sendable {
-    /// `--allow-origin`, lowercased.
-    let allowedOrigins: Set<String>
-    /// The hosts of those origins: a reverse proxy's name is a Host to answer.
-    let allowedHosts: Set<String>
-    /// Listening on loopback: only requests for a loopback name are answered.
-    let loopbackOnly: Bool
-    /// The longest request target (path and query).
-    static let maxTarget = 2048
-
-    init(_ settings: ServeArguments) {
-        allowedOrigins = Set(settings.allowOrigin.map { Self.normalised($0) })
-        allowedHosts = Set(allowedOrigins.compactMap { Self.hostname(ofOrigin: $0) })
-        loopbackOnly = Self.isLoopback(settings.address.host)
-    }
-
-    /// A request turned away before any route sees it.
-    struct Refusal: Sendable {
-        var status: HTTPResponseStatus
-        var text: String
-        var headers: [(String, String)] = []
-        /// A line for stderr (everyone's, not only `--verbose`'s), and its kind (each kind at
-        /// most every 10 s).
-        var log: (kind: String, text: String)? = nil
-    }
-
-    /// nil when `head` may go on to the routes (or the WebSocket upgrade).
-    func check(_ head: HTTPRequestHead, hub: ClientHub) -> Refusal? {
-        if head.uri.utf8.count > Self.maxTarget {
-            return Refusal(
-                status: .uriTooLong, text: "hrm serve: a request target is at most \(Self.maxTarget) bytes")
-        }
-        guard head.method == .GET else {
-            return Refusal(
-                status: .methodNotAllowed, text: "hrm serve is read-only: GET only",
-                headers: [("Allow", "GET")])
-        }
-        let length = head.headers.first(name: "content-length").map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        if (length != nil && length != "0") || head.headers.contains(name: "transfer-encoding") {
-            return Refusal(status: .payloadTooLarge, text: "hrm serve takes no request body")
-        }
-        let hosts = head.headers["host"]
-        if hosts.count > 1 { return Refusal(status: .badRequest, text: "hrm serve: more than one Host") }
-        let host = hosts.first
-        if let host, !hostAllowed(host) {
-            return Refusal(
-                status: .forbidden,
-                text: """
-                    hrm serve listens on loopback and answers only requests for localhost, 127.0.0.1 \
-                    or [::1], not for '\(host)' (a guard against DNS rebinding). Open \
-                    http://127.0.0.1:PORT/, or name the site with --allow-origin.
-                    """,
-                log: ("host", "refused a request for Host '\(host)': not a loopback name (403)"))
-        }
-        guard Self.isWebSocketUpgrade(head) else { return nil }
-        let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-        guard path == "/ws" else {
-            return Refusal(status: .notFound, text: "hrm serve: no WebSocket here; the feed is /ws")
-        }
-        let origin = head.headers.first(name: "origin")
-        guard originAllowed(origin, host: host) else {
-            let shown = origin ?? ""
-            return Refusal(
-                status: .forbidden,
-                text: """
-                    hrm serve: a WebSocket from a page of '\(shown)' is not allowed: only the page's \
-                    own origin and those given with --allow-origin may read the feed
-                    """,
-                log: (
-                    "origin",
-                    "refused a WebSocket from origin '\(shown)' (403): hrm serve --allow-origin '\(shown)' lets it in"
-                ))
-        }
-        if hub.isFull {
-            var refusal = Self.full(hub.maximum)
-            refusal.log = ("full", "refused a WebSocket client: \(hub.maximum) already (--max-clients), 503")
-            return refusal
-        }
-        return nil
-    }
-
-    /// The cap reached: 503, for SSE and WebSocket alike.
-    static func full(_ maximum: Int) -> Refusal {
-        Refusal(
-            status: .serviceUnavailable,
-            text: "hrm serve: \(maximum) feed clients already (--max-clients); try again later",
-            headers: [("Retry-After", "5")])
-    }
-
-    /// No `Origin` (a program, not a page), the page's own (`http://` + its Host), or one given
-    /// with `--allow-origin`.
-    func originAllowed(_ origin: String?, host: String?) -> Bool {
-        guard let origin else { return true }
-        let normalised = Self.normalised(origin)
-        if let host, normalised == "http://" + host.lowercased() { return true }
-        return allowedOrigins.contains(normalised)
-    }
-
-    /// Any Host when listening beyond loopback; on loopback, a loopback name or address (what
-    /// a DNS rebinding attack cannot send), or the host of an `--allow-origin`.
-    func hostAllowed(_ host: String) -> Bool {
-        guard loopbackOnly else { return true }
-        guard let name = Self.hostname(ofHost: host) else { return false }
-        return Self.isLoopback(name) || allowedHosts.contains(name)
-    }
-
-    static func isWebSocketUpgrade(_ head: HTTPRequestHead) -> Bool {
-        head.headers[canonicalForm: "upgrade"].contains { $0.lowercased() == "websocket" }
-    }
-
-    /// `localhost`, `*.localhost` (RFC 6761: never resolved through DNS), 127.0.0.0/8, `::1`.
-    static func isLoopback(_ host: String) -> Bool {
-        let name = host.lowercased()
-        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
-
-    /// `Host: example.com:8757` → `example.com`; `[::1]:8757` → `::1`.
-    static func hostname(ofHost host: String) -> String? {
-        let value = host.trimmingCharacters(in: .whitespaces).lowercased()
-        if value.hasPrefix("[") {
-            guard let close = value.firstIndex(of: "]") else { return nil }
-            return String(value[value.index(after: value.startIndex)..<close])
-        }
-        let name = value.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first
-        return name.map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// `https://overlay.example:8443` → `overlay.example`.
-    static func hostname(ofOrigin origin: String) -> String? {
-        guard let scheme = origin.range(of: "://") else { return nil }
-        return hostname(ofHost: String(origin[scheme.upperBound...]))
-    }
-
-    /// Lowercased, without a trailing slash.
-    static func normalised(_ origin: String) -> String {
-        var value = origin.trimmingCharacters(in: .whitespaces).lowercased()
-        while value.hasSuffix("/") { value.removeLast() }
-        return value
-    }
-}
-
 /// Stands between NIO's HTTP decoder and the WebSocket upgrade (and, for a connection that is not
 /// upgraded, Hummingbird's routes): refuses with a clear status and text what `AccessPolicy`
-/// refuses, a malformed or oversized request; then closes the connection. A connection that sends
-/// no request head within `firstRequestTimeout` is closed.
+/// refuses, a malformed or oversized request; then closes the connection. Pipelined requests are
+/// answered in order: a refusal waits until the answers to the requests before it are written.
+/// A connection that takes longer than the policy's `headTimeout` to send a whole request head
+/// (its first, or its next after an answer) is closed; so is the one that has waited longest
+/// when too many wait (`HeadWaiters`).
 ///
 /// Without it a refused upgrade is Hummingbird's bare `400` (hummingbird-websocket answers every
 /// upgrade that `shouldUpgrade` declines with `400 Bad Request`, no body, and the router never sees
 /// the request), and the routes cannot tell a foreign `Origin` (403) from a full house (503).
-final class RequestGate: ChannelInboundHandler, RemovableChannelHandler {
+final class RequestGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// A connection that has not sent a whole request head by then is closed.
-    static let firstRequestTimeout: TimeAmount = .seconds(10)
     /// After a refusal, how long the client may take to read it before the connection is closed.
     static let linger: TimeAmount = .seconds(2)
 
     private let policy: AccessPolicy
     private let hub: ClientHub
-    private var timeout: Scheduled<Void>? = nil
+    private let waiters: HeadWaiters
+    /// While a request head is awaited: its deadline, and the connection's place among the waiting.
+    private var deadline: Scheduled<Void>? = nil
+    private var ticket: HeadWaiters.Ticket? = nil
+    /// Requests passed on to the routes, and how many of them are not answered to the end yet.
+    private var passed = 0
+    private var unanswered = 0
+    /// Set at a refusal: nothing more is read.
     private var refusing = false
-    private var seenRequest = false
+    /// A refusal waiting for the answers before it.
+    private var pending: AccessPolicy.Refusal? = nil
+    /// The client closed its side.
+    private var inputClosed = false
     /// The path of the request under way: an SSE stream's client that closes its side is gone.
     private var path = ""
+    /// A WebSocket handshake went through: what passes from now on may be WebSocket frames, not
+    /// HTTP parts (unwrapping one as HTTP would trap), until this handler is gone.
+    private var upgrading = false
 
-    init(policy: AccessPolicy, hub: ClientHub) {
+    init(policy: AccessPolicy, hub: ClientHub, waiters: HeadWaiters) {
         self.policy = policy
         self.hub = hub
+        self.waiters = waiters
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        // Closed without an answer: a browser opens connections ahead of need and may never use
-        // them; a 408 on one would be taken as the answer to its next request.
-        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: Self.firstRequestTimeout) {
-            context.close(promise: nil)
-        }
+        awaitHead(context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timeout?.cancel()
-        timeout = nil
+        headCame()
+    }
+
+    /// The deadline for the next head. Closed without an answer when it passes: a browser opens
+    /// connections ahead of need and keeps them between requests; a 408 on one would be taken as
+    /// the answer to its next request.
+    private func awaitHead(_ context: ChannelHandlerContext) {
+        headCame()
+        let timeout = policy.headTimeout
+        let (hub, peer) = (hub, Self.peer(context.channel))
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            hub.refused(
+                "closed the connection of \(peer): no whole request head within \(Self.seconds(timeout)) s (--head-timeout)",
+                kind: "head")
+            context.close(promise: nil)
+        }
+        ticket = waiters.enter(context.channel)
+    }
+
+    private func headCame() {
+        deadline?.cancel()
+        deadline = nil
+        if let ticket { waiters.leave(ticket) }
+        ticket = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !upgrading else { return context.fireChannelRead(data) }
         guard !refusing else { return }
         guard case .head(let head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
-        seenRequest = true
+        headCame()
         path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-        timeout?.cancel()
-        timeout = nil
-        if let refusal = policy.check(head, hub: hub) {
+        if let refusal = policy.check(head, first: passed == 0, hub: hub) {
             if let log = refusal.log { hub.refused(log.text, kind: log.kind) }
             refuse(context, refusal)
             return
         }
+        passed += 1
+        unanswered += 1
+        // Upgraded, the connection carries WebSocket frames: this handler must not be there. (Only
+        // a first request is upgraded; `check` refused a later one.)
+        upgrading = head.headers.contains(name: "upgrade")
         context.fireChannelRead(data)
-        // Upgraded, the connection carries WebSocket frames: this handler must not be there.
-        if AccessPolicy.isWebSocketUpgrade(head) {
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        if upgrading { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !upgrading else { return context.write(data, promise: promise) }
+        let part = unwrapOutboundIn(data)
+        context.write(data, promise: promise)
+        guard case .end = part, unanswered > 0 else { return }
+        unanswered -= 1
+        guard unanswered == 0 else { return }
+        if let refusal = pending {
+            pending = nil
+            send(context, refusal)
+        } else if !refusing {
+            awaitHead(context)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Once a request has gone through, Hummingbird answers what follows (400 and a close).
-        guard !seenRequest, !refusing, let parse = error as? HTTPParserError else {
+        guard !refusing, let parse = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
         }
@@ -240,24 +140,40 @@ final class RequestGate: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, event == .inputClosed else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        inputClosed = true
+        // A refusal still to be written (after the answers before it) closes the connection then.
+        if pending != nil { return }
         // The client read the refusal and closed its side, or an SSE client went (an EventSource
         // never closes only its side): close ours, and the feed client goes now rather than at
         // its next write.
-        if let event = event as? ChannelEvent, event == .inputClosed, refusing || path == "/events" {
+        if refusing || path == "/events" {
             context.close(promise: nil)
             return
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// Answers `refusal` with `Connection: close`, ends the output, and closes the connection once
-    /// the client has closed its side or `linger` has passed (closing at once, with a request body
-    /// still coming in, could reset the connection before the client reads the answer).
+    /// Refuses: nothing more is read; the refusal is written now, or once the requests before it
+    /// are answered.
     private func refuse(_ context: ChannelHandlerContext, _ refusal: AccessPolicy.Refusal) {
         guard !refusing else { return }
         refusing = true
-        timeout?.cancel()
-        timeout = nil
+        headCame()
+        if unanswered > 0 {
+            pending = refusal
+        } else {
+            send(context, refusal)
+        }
+    }
+
+    /// Answers `refusal` with `Connection: close`, ends the output, and closes the connection once
+    /// the client has closed its side or `linger` has passed (closing at once, with a request body
+    /// still coming in, could reset the connection before the client reads the answer).
+    private func send(_ context: ChannelHandlerContext, _ refusal: AccessPolicy.Refusal) {
         let body = refusal.text + "\n"
         var headers = HTTPHeaders([
             ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.utf8.count)),
@@ -271,10 +187,20 @@ final class RequestGate: ChannelInboundHandler, RemovableChannelHandler {
         context.write(
             wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
         let loop = context.eventLoop.assumeIsolated()
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
-            context.close(mode: .output, promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { [inputClosed] _ in
+            context.close(mode: inputClosed ? .all : .output, promise: nil)
         }
         loop.scheduleTask(in: Self.linger) { context.close(promise: nil) }
+    }
+
+    static func peer(_ channel: any Channel) -> String {
+        channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+    }
+
+    /// `10`, `0.5`: a time amount in seconds, for people.
+    static func seconds(_ amount: TimeAmount) -> String {
+        let value = Double(amount.nanoseconds) / 1e9
+        return value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
 
@@ -286,6 +212,7 @@ struct FeedServerChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
     let policy: AccessPolicy
     let hub: ClientHub
+    let waiters: HeadWaiters
 
     /// The kernel's send buffer per connection (Linux doubles it): far more than a feed needs
     /// (about 50 kB/s at 200 notifications/s), and a client that stops reading backs up into its
@@ -295,7 +222,7 @@ struct FeedServerChannel: ServerChildChannel {
     static let waterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 8 * 1024, high: 32 * 1024)
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        inner.setup(channel: channel, logger: logger).flatMapThrowing { [policy, hub] value in
+        inner.setup(channel: channel, logger: logger).flatMapThrowing { [policy, hub, waiters] value in
             if let options = channel.syncOptions {
                 try options.setOption(.socketOption(.so_sndbuf), value: Self.sendBuffer)
                 try options.setOption(.writeBufferWaterMark, value: Self.waterMark)
@@ -303,7 +230,8 @@ struct FeedServerChannel: ServerChildChannel {
             let operations = channel.pipeline.syncOperations
             let upgrader = try operations.handler(
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
-            try operations.addHandler(RequestGate(policy: policy, hub: hub), position: .before(upgrader))
+            try operations.addHandler(
+                RequestGate(policy: policy, hub: hub, waiters: waiters), position: .before(upgrader))
             return value
         }
     }

@@ -31,8 +31,14 @@ struct ServeMain: AsyncParsableCommand {
         serve.fill(from: file)
         let feed = LiveFeed()
         let hub = ClientHub(feed: feed, maximum: serve.maxClients, verbose: serve.verbose)
-        let policy = AccessPolicy(serve)
-        let server = Server(hub: hub, settings: serve, policy: policy)
+        let machine = MachineNames()
+        let policy = AccessPolicy(serve, machine: machine)
+        let waiters = HeadWaiters { channel in
+            hub.refused(
+                "closed the connection of \(RequestGate.peer(channel)): more than \(HeadWaiters.limit) connections were waiting for a request head (a slowloris?)",
+                kind: "waiting")
+        }
+        let server = Server(hub: hub, settings: serve, policy: policy, waiters: waiters)
         let address = serve.address
         let (bound, boundContinuation) = AsyncStream.makeStream(of: Int?.self)
         let app = Application(
@@ -63,14 +69,14 @@ struct ServeMain: AsyncParsableCommand {
         guard let port else { throw ExitCode(69) }
         var shown = address
         shown.port = port
-        ServeSession.log("listening on \(shown.url) (feed: /events, /ws; snapshot: /api/current)")
+        ServeSession.log(Self.listening(shown, hostName: machine.hostName))
         let ticker = Task { await hub.runTicker() }
         // Ctrl-C, SIGTERM or a limit: the clients go first (1.5 s at most), then the strap is
         // let go as watch lets it go.
         let closeClients: @Sendable () async -> Void = { await hub.closeAll(grace: ClientHub.shutdownGrace) }
         let status =
             if let team = serve.mqttTeam {
-                await TeamFeed.run(team, feed: feed, whenStopped: closeClients)
+                await TeamFeed.run(team, limits: arguments.limits, feed: feed, whenStopped: closeClients)
             } else {
                 await ServeSession.run(arguments, record: serve.record, feed: feed, whenStopped: closeClients)
             }
@@ -101,6 +107,17 @@ struct ServeMain: AsyncParsableCommand {
         }
         for await done in first { return done }
         return false
+    }
+
+    /// The log line people click: the address listened on; on every interface, that it is so and
+    /// the machine's name to reach it by.
+    static func listening(_ address: ListenAddress, hostName: String?) -> String {
+        let feeds = "(feed: /events, /ws; snapshot: /api/current)"
+        guard address.isEveryInterface else { return "listening on \(address.url) \(feeds)" }
+        var reach = ListenAddress(host: "127.0.0.1", port: address.port).url
+        if let hostName { reach = ListenAddress(host: hostName, port: address.port).url + ", " + reach }
+        return
+            "listening on \(address.url): every interface, anyone who can reach this machine: \(reach) \(feeds)"
     }
 
     /// Why the address could not be had, for people.

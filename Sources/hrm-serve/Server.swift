@@ -23,6 +23,7 @@ struct Server: Sendable {
     let hub: ClientHub
     let settings: ServeArguments
     let policy: AccessPolicy
+    let waiters: HeadWaiters
 
     /// Request heads: a field at most 8 KiB, all of them 16 KiB, 100 fields (a browser sends a
     /// few hundred bytes). Beyond that: 431.
@@ -93,7 +94,7 @@ struct Server: Sendable {
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, configuration: configuration,
                     shouldUpgrade: { request, channel, _ in upgrade(request, channel: channel) }),
-                policy: policy, hub: hub)
+                policy: policy, hub: hub, waiters: waiters)
         }
     }
 

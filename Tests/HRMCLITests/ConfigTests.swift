@@ -121,6 +121,8 @@ import Testing
         ("[mqtt]\nprefix = \"a/b\"", .badValue, 2, "mqtt.prefix: 'a/b' must not contain /, + or #"),
         ("mqtt = { url = 5 }", .wrongType, 1, "mqtt.url:"),
         ("[serve]\nlisten = \"nope\"", .badValue, 2, "serve.listen: expected HOST:PORT"),
+        ("[serve]\nallow-host = \"a/b\"", .badValue, 2, "serve.allow-host: expected a host name"),
+        ("[serve]\nallow-host = [1]", .wrongType, 2, "serve.allow-host: expected a host name"),
         ("when = 2024-01-01\nformat = 1979-05-27", .wrongType, 2, "found a date or time"),
     ])
     func mistakesNameTheirLine(text: String, code: ConfigError.Code, line: Int, message: String) throws {
@@ -239,6 +241,7 @@ import Testing
             ha-discovery = true
             [serve]
             listen = "[::1]:80"
+            allow-host = ["studio.lan", "10.0.0.2"]
             """
         let (file, _) = try Self.parse(text)
         let rendered = ConfigRendering.toml(file).joined(separator: "\n")
@@ -335,6 +338,11 @@ import Testing
         var serve = try ServeArguments.parse([])
         serve.fill(from: try Self.parse("[serve]\nlisten = \":9\"").0)
         #expect(serve.address == ListenAddress(host: "0.0.0.0", port: 9))
+        serve.fill(from: try Self.parse("[serve]\nallow-host = [\"studio.lan\", \"::1\"]").0)
+        #expect(serve.allowHost == ["studio.lan", "::1"])
+        var given = try ServeArguments.parse(["--allow-host", "given.lan"])
+        given.fill(from: try Self.parse("[serve]\nallow-host = \"studio.lan\"").0)
+        #expect(given.allowHost == ["given.lan"], "the command line wins")
         #expect(throws: (any Error).self) { try HRM.parseAsRoot(["watch", "--config", "x", "--no-config"]) }
         let noConfig = try #require(try HRM.parseAsRoot(["config", "--no-config"]) as? ConfigCommand)
         #expect(noConfig.configFile.path == nil)

@@ -280,6 +280,29 @@ import Testing
         #expect(bare.stderr.contains("give the broker's URL"), "\(bare.stderr)")
     }
 
+    /// `hrm serve --mqtt-team` stops by itself as without it: after `--duration`, and after
+    /// `--count` measurements from the broker (as `hrm team --count`); both were ignored, so it
+    /// ran until killed. (`timeout 60` only proves it did not hang: 124 if it had to kill it.)
+    @Test func serveTeamStopsAtItsLimits() async throws {
+        guard Self.available() else { return }
+        try await withBroker { broker in
+            let hrm = HRMProcess.binary.path
+            let url = "mqtt://127.0.0.1:\(broker.port)"
+            let result = try await HRMProcess.runUnderSim(
+                "two-straps", [],
+                shell: """
+                    '\(hrm)' watch C0:FF:EE:00:00:01 --mqtt \(url) --mqtt-id bike-1 --duration 30 > /dev/null & watch=$!
+                    timeout 60 '\(hrm)' serve --mqtt-team \(url) --listen 127.0.0.1:0 --duration 2 2> /dev/null
+                    echo "duration $?"
+                    timeout 60 '\(hrm)' serve --mqtt-team \(url) --listen 127.0.0.1:0 --count 3 2> /dev/null
+                    echo "count $?"
+                    kill $watch; wait $watch
+                    """)
+            #expect(result.stdoutLines.contains("duration 0"), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdoutLines.contains("count 0"), "\(result.stdout) \(result.stderr)")
+        }
+    }
+
     /// `hrm serve --mqtt-team`: the straps two hosts publish, served as one team: /api/current names
     /// each strap's host, and the feed carries each event with its `source`; a host that goes away
     /// shows as disconnected.

@@ -134,6 +134,44 @@ import Testing
         }
     }
 
+    /// `--listen 0.0.0.0:0`: the log says so (not `localhost`), and DNS rebinding is kept out as
+    /// on loopback: a Host that is not a name of this machine gets 403, page, snapshot and
+    /// WebSocket alike (an Origin equal to that Host changes nothing); the machine's host name,
+    /// an address of its interfaces, loopback names and an --allow-host are answered.
+    @Test(.timeLimit(.minutes(2))) func everyInterfaceAnswersOnlyItsOwnNames() async throws {
+        let run = try await Harness.run(
+            "beyond", devices: [Harness.strap(interval: 0.25)],
+            serve: [Harness.address, "--allow-host", "studio.example"])
+        #expect(run.status == 0, "\(run.summary)")
+        let port = run.report["port"] as? Int ?? -1
+        let hostName = run.report["hostname"] as? String ?? "?"
+        #expect(
+            run.stderr.contains {
+                $0.contains("listening on http://0.0.0.0:\(port)/: every interface")
+                    && $0.contains("http://\(hostName):\(port)/")
+            }, "\(run.stderr)")
+        #expect(!run.stderr.contains { $0.contains("http://localhost:\(port)/") })
+        for key in ["rebinding_ws", "rebinding_page", "rebinding_current"] {
+            let answer = Client(run[key])
+            #expect(answer.status == 403, "\(key): \(answer.report)")
+            #expect(
+                answer.body.contains("DNS rebinding") && answer.body.contains("--allow-host"),
+                "\(answer.body)")
+        }
+        #expect(
+            run.stderr.contains { $0.contains("refused a request for Host 'evil.example:\(port)' (403)") },
+            "\(run.stderr)")
+        for key in ["loopback", "localhost", "by_name", "allowed"] {
+            #expect(Client(run[key]).status == 200, "\(key): \(run[key])")
+        }
+        #expect(Client(run["by_name_ws"]).status == 101, "\(run["by_name_ws"])")
+        if run.report["address"] is String {
+            #expect(Client(run["by_address"]).status == 200, "\(run["by_address"])")
+        } else {
+            print("SKIPPED: a Host that is this machine's address beyond loopback: it has none")
+        }
+    }
+
     /// --max-clients 2: a third feed client gets 503 and a clear text, SSE and WebSocket alike;
     /// when one leaves, there is room again.
     @Test(.timeLimit(.minutes(2))) func theClientCap() async throws {
@@ -263,6 +301,94 @@ import Testing
         #expect(Client(run["post"]).headers["allow"] == "GET")
         #expect(Client(run["post"]).headers["connection"] == "close")
         #expect((run.report["huge_body_seconds"] as? Double ?? 99) < 3, "an 8 MiB body is not read")
+    }
+
+    /// Requests with `Upgrade` that are not a whole WebSocket handshake: 400 and the reason, and
+    /// hrm serve unharmed; one without `Connection: Upgrade` with a request behind it in the same
+    /// write was upgraded and then trapped in NIO (exit 132, the recording without its summary).
+    /// Pipelined requests with a refused one: every request answered, in order.
+    @Test(.timeLimit(.minutes(2))) func handshakesThatAreNotOneAndPipelinedRefusals() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hrm-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("serve.jsonl")
+        let run = try await Harness.run(
+            "hostile", devices: [Harness.strap(interval: 0.25)],
+            serve: [Harness.address, "--json", "--record", recording.path])
+        #expect(run.status == 0, "\(run.summary)")
+        #expect(run.report["alive"] as? Bool == true, "hrm serve still there: \(run.summary)")
+        #expect(run.stdout.last.map { Harness.object($0)["state"] as? String } == "stopped")
+        let recorded = WatchBinaryTests.lines((try? String(contentsOf: recording, encoding: .utf8)) ?? "")
+        #expect(recorded.contains { $0["type"] as? String == "summary" }, "the recording ends whole")
+        func answers(_ key: String) -> [Client] {
+            ((run[key]["answers"] as? [Any]) ?? []).map(Client.init)
+        }
+        let refused: [(String, String)] = [
+            ("no_connection", "needs Connection: Upgrade"), ("no_key", "one Sec-WebSocket-Key"),
+            ("bad_key", "one Sec-WebSocket-Key"), ("version_8", "Sec-WebSocket-Version: 13"),
+            ("h2c", "no upgrade to 'h2c' here"),
+        ]
+        for (key, reason) in refused {
+            let got = answers(key)
+            #expect(got.map(\.status) == [400], "\(key): \(run[key])")
+            #expect(got.first?.body.contains(reason) == true, "\(key): \(got.first?.body ?? "")")
+            #expect(got.first?.headers["connection"] == "close", "\(key)")
+        }
+        #expect(answers("version_8").first?.headers["sec-websocket-version"] == "13")
+        let pipelined: [(String, [Int], String)] = [
+            ("pipelined_post", [200, 405], "read-only"), ("pipelined_garbage", [200, 400], "malformed"),
+            ("pipelined_upgrade", [200, 400], "a connection's first request"),
+            ("pipelined_two", [200, 200], "straps"),
+        ]
+        for (key, statuses, text) in pipelined {
+            let got = answers(key)
+            #expect(got.map(\.status) == statuses, "\(key): \(run[key])")
+            #expect(got.first?.body.hasPrefix(#"{"straps":["#) == true, "\(key): the first answer, whole")
+            #expect(got.last?.body.contains(text) == true, "\(key): \(got.last?.body ?? "")")
+            #expect(run[key]["ended"] as? String == "closed", "\(key): the connection closed after")
+        }
+        #expect(Client(run["upgrade_then_request"]).status == 101, "\(run["upgrade_then_request"])")
+        #expect(Client(run["after"]).status == 200)
+    }
+
+    /// A slowloris: more connections trickling their request heads than hrm serve keeps
+    /// connections for. A real client is answered all the same (the deadline here only proves it
+    /// was not kept waiting until the tricklers' head deadline, 10 minutes), and the tricklers
+    /// that waited longest are closed to make room, which stderr says.
+    @Test(.timeLimit(.minutes(3))) func tricklingConnectionsKeepNobodyOut() async throws {
+        let run = try await Harness.run(
+            "slowloris", devices: [Harness.strap(interval: 0.25)],
+            serve: [Harness.address, "--head-timeout", "10m"])
+        #expect(run.status == 0, "\(run.summary)")
+        let real = Client(run["real"])
+        #expect(real.status == 200, "\(run["real"]) after \(run.report["real_seconds"] ?? "?") s")
+        #expect(real.body.hasPrefix(#"{"straps":["#))
+        #expect(
+            (run.report["tricklers_closed"] as? Int ?? 0) >= 1, "\(run.report["tricklers_closed"] ?? "?")")
+        #expect(
+            run.stderr.contains { $0.contains("connections were waiting for a request head") },
+            "\(run.stderr)")
+    }
+
+    /// `--head-timeout`: a connection that trickles its first request head, and one that trickles
+    /// its next after a whole request was answered, are closed without an answer once the
+    /// deadline passes (trickling does not extend it); stderr says why; others are served.
+    @Test(.timeLimit(.minutes(2))) func aHeadDeadlineForEveryRequest() async throws {
+        let run = try await Harness.run(
+            "head-deadline", devices: [Harness.strap(interval: 0.25)],
+            serve: [Harness.address, "--head-timeout", "1"])
+        #expect(run.status == 0, "\(run.summary)")
+        #expect(run.report["first_closed"] as? Bool == true, "\(run.summary)")
+        #expect(run.report["first_received"] as? String == "", "closed without an answer")
+        let answered = ((run.report["second_answered"] as? [Any]) ?? []).map(Client.init)
+        #expect(answered.map(\.status) == [200], "\(run.report["second_answered"] ?? "?")")
+        #expect(run.report["second_closed"] as? Bool == true, "\(run.summary)")
+        #expect(run.report["second_received"] as? String == "")
+        #expect(Client(run["after"]).status == 200)
+        #expect(
+            run.stderr.contains { $0.contains("no whole request head within 1 s (--head-timeout)") },
+            "\(run.stderr)")
     }
 
     /// Two straps: two entries in /api/current, and the feed carries both.

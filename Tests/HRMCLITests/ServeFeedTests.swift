@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeartRate
+import MQTT
 import Synchronization
 import Testing
 
@@ -103,6 +104,46 @@ import Testing
         #expect((two["session"] as? [String: Any])?["avg_bpm"] is NSNull)
     }
 
+    /// `serve --mqtt-team`: what a host publishes is parsed and written again, never spliced. A
+    /// retained payload with a leading newline made /api/current invalid JSON for every strap, and
+    /// CR/LF inside one split an SSE event over lines; a host's name with a quote is escaped.
+    @Test func teamPayloadsAreWrittenAgainNotSpliced() throws {
+        let feed = LiveFeed()
+        let listener = Collector()
+        _ = feed.add(listener)
+        let measurement =
+            "\n {\"type\":\"measurement\",\r\n\"time\":\"2026-11-25T10:00:00.000Z\",\r\n"
+            + "\"device\":\"C0:FF:EE:00:00:01\",\"bpm\":72,\"rr_ms\":[812.5],\"note\":\"a\\nb\"}\r\n"
+        let info = #"{"type":"info","device":"C0:FF:EE:00:00:01","name":"Bike \"One\"","source":"forged"}"#
+        for (topic, payload) in [
+            ("hrm/bike-1/c0ffee000001/measurement", measurement),
+            (#"hrm/bi"ke/c0ffee000001/info"#, info),
+        ] {
+            TeamFeed.take(MQTTMessage(topic: topic, payload: Array(payload.utf8)), into: feed)
+        }
+        let current = feed.current()
+        let straps = try #require(Self.object(current)["straps"] as? [[String: Any]], "\(current)")
+        #expect(straps.count == 2, "\(current)")
+        let bike = straps.first { $0["source"] as? String == "bike-1" } ?? [:]
+        let last = bike["measurement"] as? [String: Any] ?? [:]
+        #expect(last["bpm"] as? Int == 72 && last["source"] as? String == "bike-1", "\(current)")
+        #expect(last["note"] as? String == "a\nb")
+        let lines = listener.lines.withLock { $0 }
+        #expect(lines.count == 2)
+        for line in lines {
+            #expect(!line.contains("\n") && !line.contains("\r"), "one line per event: \(line)")
+            #expect(line.hasPrefix(#"{"source":"#), "\(line)")
+            #expect(!Self.object(line).isEmpty, "valid JSON: \(line)")
+        }
+        let named = Self.object(lines.last ?? "")
+        #expect(named["source"] as? String == #"bi"ke"#, "the topic's host, not the payload's")
+        #expect(named["name"] as? String == #"Bike "One""#)
+        #expect(
+            lines.first
+                == #"{"source":"bike-1","type":"measurement","time":"2026-11-25T10:00:00.000Z","device":"C0:FF:EE:00:00:01","bpm":72,"rr_ms":[812.5],"note":"a\nb"}"#
+        )
+    }
+
     @Test func listenAddresses() {
         #expect(ListenAddress("127.0.0.1:8757") == ListenAddress(host: "127.0.0.1", port: 8757))
         #expect(ListenAddress(":9000") == ListenAddress(host: "0.0.0.0", port: 9000))
@@ -113,7 +154,12 @@ import Testing
             #expect(ListenAddress(bad) == nil, "\(bad)")
         }
         #expect(ListenAddress(host: "::1", port: 8757).url == "http://[::1]:8757/")
-        #expect(ListenAddress(host: "0.0.0.0", port: 80).url == "http://localhost:80/")
+        // Every interface: the address itself, never `localhost` (anyone who reaches the machine can read it).
+        #expect(ListenAddress(host: "0.0.0.0", port: 80).url == "http://0.0.0.0:80/")
+        #expect(
+            ListenAddress(":80")?.isEveryInterface == true
+                && ListenAddress("[::]:80")?.isEveryInterface == true)
+        #expect(ListenAddress("127.0.0.1:80")?.isEveryInterface == false)
         #expect(ListenAddress(host: "::1", port: 8757).description == "[::1]:8757")
     }
 
@@ -126,9 +172,17 @@ import Testing
             "--max-clients", "3", "--verbose",
         ])
         #expect(given.address.port == 0 && given.allowOrigin.count == 2 && given.maxClients == 3)
+        #expect(defaults.allowHost.isEmpty && defaults.headTimeoutSeconds == 10)
+        let hosts = try ServeArguments.parse([
+            "--allow-host", "studio.lan", "--allow-host", "192.168.1.20", "--head-timeout", "2.5",
+        ])
+        #expect(hosts.allowHost == ["studio.lan", "192.168.1.20"] && hosts.headTimeoutSeconds == 2.5)
         for bad in [
             ["--listen", "nowhere"], ["--max-clients", "0"], ["--allow-origin", "overlay.example"],
-            ["--offline-text", String(repeating: "x", count: 201)],
+            ["--offline-text", String(repeating: "x", count: 201)], ["--allow-host", "evil.example/x"],
+            ["--allow-host", ""], ["--mqtt-team", "mqtt://broker.example", "--record", "x.jsonl"],
+            ["--head-timeout", "0"], ["--head-timeout", "2h"],
+            ["--head-timeout", "-1"],
         ] {
             #expect(throws: (any Error).self, "\(bad)") { try ServeArguments.parse(bad) }
         }

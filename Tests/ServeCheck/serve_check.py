@@ -49,7 +49,7 @@ class Serve:
         for raw in self.child.stderr:
             line = raw.decode(errors="replace").rstrip("\n")
             self.stderr_lines.append([now(), line])
-            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", line)
+            match = re.search(r"listening on http://(?:127\.0\.0\.1|0\.0\.0\.0):(\d+)/", line)
             if match:
                 self.port = int(match.group(1))
                 self.listening.set()
@@ -135,6 +135,119 @@ def upgrade_request(port, path="/ws", origin=None, host=None):
     if origin:
         text += f"Origin: {origin}\r\n"
     return (text + "\r\n").encode()
+
+
+def responses(received):
+    """The whole HTTP responses in `received`, in order: [{status, headers, body}] (bodies by
+    Content-Length; one not all received yet is left out)."""
+    answers = []
+    while b"\r\n\r\n" in received:
+        head, _, rest = received.partition(b"\r\n\r\n")
+        lines = head.decode(errors="replace").split("\r\n")
+        parts = lines[0].split()
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length", "0") or 0)
+        if len(rest) < length:
+            break  # not all here yet
+        answers.append({"status": int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None,
+                        "headers": headers, "body": rest[:length].decode(errors="replace")})
+        received = rest[length:]
+    return answers
+
+
+def exchange(port, data, timeout=10):
+    """Sends raw bytes; every response read until the server closes (or `timeout`: then "timeout")."""
+    try:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        sock.sendall(data)
+    except OSError as error:
+        return {"answers": [], "ended": str(error)}
+    received, ended = b"", "closed"
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    except socket.timeout:
+        ended = "timeout"
+    except OSError:
+        pass
+    sock.close()
+    return {"answers": responses(received), "ended": ended}
+
+
+def first_head(port, data, timeout=10):
+    """Sends raw bytes; the status line and headers of the first answer (the connection then closed)."""
+    try:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        sock.sendall(data)
+    except OSError as error:
+        return {"status": None, "error": str(error)}
+    received = b""
+    try:
+        while b"\r\n\r\n" not in received:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    except OSError:
+        pass
+    sock.close()
+    answers = responses(received.partition(b"\r\n\r\n")[0] + b"\r\nContent-Length: 0\r\n\r\n")
+    return answers[0] if answers else {"status": None}
+
+
+class Trickler:
+    """A slowloris: a request head sent a byte at a time (by `trickle_all`), never finished."""
+
+    def __init__(self, port, before=b""):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.received = b""
+        self.closed = False
+        if before:  # a whole request first; its answer read
+            self.sock.sendall(before)
+            while not responses(self.received):
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                self.received += chunk
+            self.answered = responses(self.received)
+            self.received = b""
+        self.sock.sendall(b"GET /api/current HTTP/1.1\r\nX-Slow: ")
+        self.sock.setblocking(False)
+
+    def trickle(self):
+        """One more byte of the head; notes when the server closed the connection."""
+        if self.closed:
+            return
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    self.closed = True
+                    return
+                self.received += chunk
+        except BlockingIOError:
+            pass
+        except OSError:
+            self.closed = True
+            return
+        try:
+            self.sock.send(b"a")
+        except OSError:
+            self.closed = True
+
+
+def trickle_all(tricklers, stop, every=0.2):
+    """Until `stop` is set: a byte for each trickler every `every` s."""
+    while not stop.is_set():
+        for trickler in tricklers:
+            trickler.trickle()
+        stop.wait(every)
 
 
 class SSE(threading.Thread):
@@ -494,7 +607,127 @@ def case_port_in_use(serve_args, args, work):
     return {**serve.report(), "status": status, "port": port}
 
 
-CASES = {"feed": case_feed, "origin": case_origin, "cap": case_cap, "slow": case_slow, "stop": case_stop,
+def case_hostile(serve, args):
+    """WebSocket handshakes that are not one (each 400 with the reason, hrm serve unharmed, even
+    with a request sent behind one), pipelined requests with a refused one (all answered, in order)."""
+    port = serve.wait_listening()
+    serve.wait_stdout(lambda lines: any('"type":"measurement"' in line for line in lines))
+    host = f"Host: 127.0.0.1:{port}\r\n"
+    key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    plain = f"GET /api/current HTTP/1.1\r\n{host}\r\n"
+    cases = {
+        "no_key": f"GET /ws HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        "bad_key": f"GET /ws HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                   "Sec-WebSocket-Key: short\r\n\r\n",
+        "version_8": f"GET /ws HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 8\r\n{key}\r\n",
+        "h2c": f"GET / HTTP/1.1\r\n{host}Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n",
+        "pipelined_post": plain + f"POST / HTTP/1.1\r\n{host}Content-Length: 0\r\n\r\n",
+        "pipelined_garbage": plain + "\x16\x03\x01 garbage\r\n\r\n",
+        "pipelined_upgrade": plain + f"GET /ws HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\n"
+                             f"Sec-WebSocket-Version: 13\r\n{key}\r\n",
+        "pipelined_two": plain + f"GET /api/current HTTP/1.1\r\n{host}Connection: close\r\n\r\n",
+    }
+    # Without Connection: Upgrade, a request behind it in the same write (#21: exit 132).
+    cases["no_connection"] = (f"GET /ws HTTP/1.1\r\n{host}Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n{key}\r\n"
+                              + plain)
+    result = {name: exchange(port, text.encode()) for name, text in cases.items()}
+    # A real handshake with a request behind it: upgraded all the same, nothing traps.
+    result["upgrade_then_request"] = first_head(
+        port, f"GET /ws HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        f"{key}\r\n{plain}".encode())
+    try:
+        result["after"] = get(port, "/api/current")
+    except OSError as error:
+        result["after"] = {"status": None, "error": str(error)}
+    result["alive"] = serve.child.poll() is None
+    result["status"], result["seconds_to_exit"], _ = serve.terminate()
+    return result
+
+
+def case_slowloris(serve, args):
+    """Many connections trickling their request heads (more than hrm serve keeps connections for):
+    a real client is answered all the same."""
+    port = serve.wait_listening()
+    tricklers = [Trickler(port) for _ in range(args.tricklers)]
+    stop = threading.Event()
+    thread = threading.Thread(target=trickle_all, args=(tricklers, stop), daemon=True)
+    thread.start()
+    started = time.monotonic()
+    try:
+        answer = request(port, f"GET /api/current HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+                         .encode(), timeout=30)
+        seconds = time.monotonic() - started
+        # The tricklers closed to make room: each finds out at its next byte.
+        wait_for(lambda: any(t.closed for t in tricklers), timeout=10)
+    finally:
+        stop.set()
+        thread.join(5)
+    result = {"real": answer, "real_seconds": seconds, "tricklers": len(tricklers),
+              "tricklers_closed": sum(t.closed for t in tricklers)}
+    result["status"], result["seconds_to_exit"], _ = serve.terminate()
+    return result
+
+
+def case_head_deadline(serve, args):
+    """--head-timeout: a connection trickling its first head, and one trickling its second (after a
+    whole request answered), are closed without an answer once it passes; real clients are not."""
+    port = serve.wait_listening()
+    first = Trickler(port)
+    second = Trickler(port, before=f"GET /api/current HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    stop = threading.Event()
+    thread = threading.Thread(target=trickle_all, args=([first, second], stop), daemon=True)
+    thread.start()
+    wait_for(lambda: first.closed and second.closed, timeout=30)
+    stop.set()
+    thread.join(5)
+    result = {"first_closed": first.closed, "first_received": first.received.decode(errors="replace"),
+              "second_answered": second.answered, "second_closed": second.closed,
+              "second_received": second.received.decode(errors="replace"),
+              "after": get(port, "/api/current")}
+    result["status"], result["seconds_to_exit"], _ = serve.terminate()
+    return result
+
+
+def own_address():
+    """An address of this machine beyond loopback (the one a route out would use), or None."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent
+        address = probe.getsockname()[0]
+        return None if address.startswith("127.") or address == "0.0.0.0" else address
+    except OSError:
+        return None
+    finally:
+        probe.close()
+
+
+def case_beyond(serve, args):
+    """Listening on every interface: a request for a name this machine is not (DNS rebinding) is
+    refused, page and WebSocket alike, even with an Origin equal to its Host; the machine's name,
+    its addresses, loopback and --allow-host are answered."""
+    port = serve.wait_listening()
+    name = socket.gethostname()
+    address = own_address()
+    result = {
+        "hostname": name, "address": address,
+        "rebinding_ws": request(port, upgrade_request(port, origin=f"http://evil.example:{port}",
+                                                      host=f"evil.example:{port}")),
+        "rebinding_page": get(port, "/", host=f"evil.example:{port}"),
+        "rebinding_current": get(port, "/api/current", host=f"evil.example:{port}"),
+        "loopback": get(port, "/api/current"),
+        "localhost": get(port, "/api/current", host=f"localhost:{port}"),
+        "by_name": get(port, "/api/current", host=f"{name}:{port}"),
+        "by_name_ws": first_head(port, upgrade_request(port, origin=f"http://{name}:{port}", host=f"{name}:{port}")),
+        "allowed": get(port, "/api/current", host=f"studio.example:{port}"),
+    }
+    if address:
+        result["by_address"] = get(port, "/api/current", host=f"{address}:{port}")
+    result["status"], result["seconds_to_exit"], _ = serve.terminate()
+    return result
+
+
+CASES = {"beyond": case_beyond, "hostile": case_hostile, "slowloris": case_slowloris, "head-deadline": case_head_deadline,
+         "feed": case_feed, "origin": case_origin, "cap": case_cap, "slow": case_slow, "stop": case_stop,
          "limits": case_limits, "straps": case_straps}
 
 
@@ -504,6 +737,7 @@ def main():
     parser.add_argument("--hrm", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--seconds", type=float, default=4)
+    parser.add_argument("--tricklers", type=int, default=150)
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
@@ -513,7 +747,7 @@ def main():
     if args.case == "port-in-use":
         report.update(case_port_in_use(args.serve_args, args, work))
     else:
-        serve = Serve(args.hrm, args.serve_args, work)
+        serve = Serve(args.hrm, args.serve_args, work, listen="0.0.0.0:0" if args.case == "beyond" else "127.0.0.1:0")
         try:
             report.update(CASES[args.case](serve, args))
         finally:

@@ -22,7 +22,8 @@ public struct ServeCommand: AsyncParsableCommand {
             /api/current a JSON snapshot of every strap.
 
             Read-only; loopback only unless --listen says otherwise; a WebSocket from a page of \
-            another origin is refused (403) unless --allow-origin names it; at most \
+            another origin is refused (403) unless --allow-origin names it; a request for a host name \
+            this machine is not known by is refused (403, DNS rebinding) unless --allow-host names it; at most \
             --max-clients feed clients (503 past that); a client that cannot keep up is dropped \
             and may reconnect.
 

@@ -85,6 +85,7 @@ extension MQTTArguments {
 extension ServeArguments {
     public mutating func fill(from file: Configuration) {
         listen = listen ?? file.serve.listen
+        if allowHost.isEmpty { allowHost = file.serve.allowHost ?? [] }
     }
 }
 

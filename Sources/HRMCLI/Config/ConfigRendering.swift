@@ -49,7 +49,12 @@ enum ConfigRendering {
                 file.mqtt.haDiscovery.map { "ha-discovery = \($0)" },
                 file.mqtt.haPrefix.map { "ha-prefix = \(quoted($0))" },
             ])
-        table("serve", [file.serve.listen.map { "listen = \(quoted($0))" }])
+        table(
+            "serve",
+            [
+                file.serve.listen.map { "listen = \(quoted($0))" },
+                file.serve.allowHost.map { "allow-host = \(array($0.map(quoted)))" },
+            ])
         return lines
     }
 

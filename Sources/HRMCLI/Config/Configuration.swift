@@ -47,6 +47,8 @@ public struct Configuration: Sendable, Equatable {
 
     struct Serve: Sendable, Equatable {
         var listen: String?
+        /// `allow-host = "studio.lan"` or `["studio.lan", "192.168.1.20"]`: `--allow-host`.
+        var allowHost: [String]?
     }
 
     public init() {}
@@ -83,9 +85,32 @@ public struct Configuration: Sendable, Equatable {
                 }
                 file.serve.listen = listen
             }
+            file.serve.allowHost = try Self.readHostNames(&serve)
         }
         warnings += top.unknownKeys()
         return (file, warnings.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
+    }
+
+    /// `[serve] allow-host`: one name, or an array of them.
+    private static func readHostNames(_ serve: inout ConfigReader) throws(ConfigError) -> [String]? {
+        guard let found = serve.value("allow-host") else { return nil }
+        let rule = "a host name or address, or an array of them ([\"studio.lan\", \"192.168.1.20\"])"
+        let names: [String]
+        switch found {
+        case .string(let one):
+            names = [one]
+        case .array(let values):
+            names = values.compactMap { if case .string(let text) = $0 { text } else { nil } }
+            guard names.count == values.count, !names.isEmpty else {
+                throw serve.unexpected("allow-host", rule, found, code: .wrongType)
+            }
+        default:
+            throw serve.unexpected("allow-host", rule, found, code: .wrongType)
+        }
+        guard names.allSatisfy(ListenAddress.isHostName) else {
+            throw serve.unexpected("allow-host", rule, found, code: .badValue)
+        }
+        return names
     }
 
     private mutating func readDevices(_ top: inout ConfigReader) throws(ConfigError) {

@@ -15,6 +15,25 @@ public struct ServeArguments: ParsableArguments, Sendable {
             valueName: "origin"))
     public var allowOrigin: [String] = []
 
+    /// `--allow-host`: more names a `Host` may be (beyond loopback and the machine's own).
+    @Option(
+        help: ArgumentHelp(
+            "Answer requests for this host name too (a name this machine is reached by that hrm serve cannot know: a DNS alias, a router's address); repeatable. Requests for other names get 403 (DNS rebinding).",
+            valueName: "name"))
+    public var allowHost: [String] = []
+
+    /// `--head-timeout`: how long a connection may take to send each whole request head.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Close a connection that takes longer than this to send a whole request head: seconds, or with a unit (default: 10).",
+            valueName: "time"),
+        transform: Seconds.parsing)
+    public var headTimeout: Seconds?
+
+    /// `--head-timeout` in seconds: 10 unless given.
+    public var headTimeoutSeconds: Double { headTimeout?.value ?? 10 }
+
     @Option(help: ArgumentHelp("Serve at most this many feed clients at once.", valueName: "n"))
     public var maxClients = 64
 
@@ -57,11 +76,24 @@ public struct ServeArguments: ParsableArguments, Sendable {
                 throw ValidationError("--mqtt-team: \(error.message)")
             }
         }
+        if mqttTeam != nil, record != nil {
+            // It would be ignored: the team's straps are watched, and recorded, by their hosts.
+            throw ValidationError(
+                "--record records a strap watched here; with --mqtt-team none is (record on the hosts)")
+        }
         for origin in allowOrigin
         where !(origin.hasPrefix("http://") || origin.hasPrefix("https://") || origin == "null") {
             throw ValidationError(
                 "--allow-origin '\(TerminalText.sanitised(origin, limit: 60))': an origin is scheme://host[:port], like https://overlay.example (or null)"
             )
+        }
+        for host in allowHost where !ListenAddress.isHostName(host) {
+            throw ValidationError(
+                "--allow-host '\(TerminalText.sanitised(host, limit: 60))': give a host name or an address, like studio.lan, 192.168.1.20 or ::1"
+            )
+        }
+        if let headTimeout, headTimeout.value > 3600 {
+            throw ValidationError("--head-timeout: at most an hour (3600 s)")
         }
         if offlineText.count > 200 { throw ValidationError("--offline-text is longer than 200 characters") }
     }
@@ -95,18 +127,24 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             return nil  // IPv6 needs brackets: [::1]:8757
         }
         if host.isEmpty { host = "0.0.0.0" }
-        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) }) else {
-            return nil
-        }
+        guard Self.isHostName(host) else { return nil }
         self.host = host
         self.port = port
     }
 
-    /// `http://127.0.0.1:8757/`, for the log line people click.
-    public var url: String {
-        let shown = host == "0.0.0.0" ? "localhost" : host.contains(":") ? "[\(host)]" : host
-        return "http://\(shown):\(port)/"
+    /// A host name or an address without brackets: letters, digits, `.`, `-`, `:`.
+    public static func isHostName(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) }
     }
+
+    /// `http://127.0.0.1:8757/`, for the log line people click; `http://0.0.0.0:8757/` for every
+    /// interface (see `isEveryInterface`).
+    public var url: String {
+        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+    }
+
+    /// `0.0.0.0` or `::`: every interface, so anyone who can reach the machine.
+    public var isEveryInterface: Bool { host == "0.0.0.0" || host == "::" || host == "0:0:0:0:0:0:0:0" }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

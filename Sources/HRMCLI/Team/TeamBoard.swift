@@ -76,7 +76,7 @@ struct TeamBoard {
             rows[index].address = json["device"]?.string ?? rows[index].address
             rows[index].lastSample = now
             rows[index].state = "connected"
-            return .measurement(row: rows[index], json: Self.naming(host, in: text))
+            return .measurement(row: rows[index], json: Self.naming(host, in: json))
         case .state:
             guard let json = try? JSONValue.parse(text), let state = json["state"]?.string else {
                 return .ignored
@@ -105,13 +105,15 @@ struct TeamBoard {
         hosts.first { $0.host == host }?.online ?? true
     }
 
-    /// `{"source":"HOST",` and the rest of the object: the measurement as `watch --json` prints
-    /// it, with the host that published it first.
-    static func naming(_ host: String, in object: String) -> String {
-        var source = JSONLine()
-        source.add("source", host)
-        let opened = source.line.dropLast()  // `{"source":"HOST"` without its `}`
-        let rest = object.drop { $0 == " " }.dropFirst()  // after `{`
-        return opened + (rest.first == "}" ? "" : ",") + rest
+    /// The object as `watch --json` printed it, with the host that published it first
+    /// (`{"source":"HOST",...}`; a `source` of its own is the topic's host's). Written again from
+    /// what was parsed, never spliced from the payload: whatever white space or line breaks a
+    /// publisher put in, it is one line of valid JSON.
+    static func naming(_ host: String, in object: JSONValue) -> String {
+        guard case .object(let members) = object else { return object.text }
+        return JSONValue.object(
+            [(key: "source", value: .string(host))] + members.filter { $0.key != "source" }
+        )
+        .text
     }
 }
