@@ -2,6 +2,7 @@ public import Foundation
 public import MQTT
 import Spawn
 import Synchronization
+public import Testing
 
 /// The mosquitto programs the tests run: a real broker, and its own clients as independent
 /// witnesses of what went over the wire.
@@ -19,21 +20,30 @@ public enum Tools {
         return all.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Prints `SKIPPED: <why>` and returns false when one of `needed` is missing.
-    public static func available(_ needed: [String?], names: [String], test: String = #function) -> Bool {
+    /// False when one of `needed` is missing, and the test fails saying so: `.ci/run` installs
+    /// them (mosquitto, mosquitto-clients, openssl), so a machine without them cannot pass for
+    /// one that checked MQTT.
+    public static func available(
+        _ needed: [String?], names: [String], test: String = #function,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
         let missing = zip(needed, names).filter { $0.0 == nil }.map(\.1)
         guard missing.isEmpty else {
-            print(
-                "SKIPPED: \(test): \(missing.joined(separator: ", ")) not installed (mosquitto, mosquitto-clients, openssl)"
-            )
+            Issue.record(
+                "\(test): \(missing.joined(separator: ", ")) not installed (apt-get install mosquitto mosquitto-clients openssl; .ci/run does)",
+                sourceLocation: sourceLocation)
             return false
         }
         return true
     }
 
     /// The broker and its clients.
-    public static func brokerAvailable(test: String = #function) -> Bool {
-        available([broker, sub, pub], names: ["mosquitto", "mosquitto_sub", "mosquitto_pub"], test: test)
+    public static func brokerAvailable(
+        test: String = #function, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        available(
+            [broker, sub, pub], names: ["mosquitto", "mosquitto_sub", "mosquitto_pub"], test: test,
+            sourceLocation: sourceLocation)
     }
 }
 

@@ -151,7 +151,7 @@ import Testing
     /// On a terminal, log lines never land on the end of the live line: it is cleared first.
     @Test func logLinesClearTheLiveLineFirst() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("SKIPPED: \(#function): /usr/bin/script (util-linux) is not installed")
+            Issue.record("/usr/bin/script is not installed (Debian's bsdutils, an essential package)")
             return
         }
         let hrm = HRMProcess.binary.path

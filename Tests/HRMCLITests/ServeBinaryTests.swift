@@ -169,6 +169,9 @@ import Testing
             #expect(Client(run["by_address"]).status == 200, "\(run["by_address"])")
         } else {
             print("SKIPPED: a Host that is this machine's address beyond loopback: it has none")
+            withKnownIssue("SKIPPED: no address beyond loopback") {
+                Issue.record("Host by address not tested")
+            }
         }
     }
 
@@ -456,6 +459,9 @@ import Testing
             FileManager.default.isExecutableFile(atPath: "\($0)/hrm-serve")
         }) {
             print("SKIPPED: hrm serve without hrm-serve: an hrm-serve is installed on PATH")
+            withKnownIssue("SKIPPED: hrm-serve on PATH") {
+                Issue.record("hrm serve without hrm-serve not tested")
+            }
             return
         }
         // A hard link: /proc/self/exe names the link's folder, where no hrm-serve is.

@@ -11,7 +11,7 @@ import Testing
         async throws -> String?
     {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-            print("SKIPPED: \(#function): /usr/bin/script (util-linux) is not installed")
+            Issue.record("/usr/bin/script is not installed (Debian's bsdutils, an essential package)")
             return nil
         }
         let hrm = HRMProcess.binary.path
