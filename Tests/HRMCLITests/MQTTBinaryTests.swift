@@ -147,8 +147,18 @@ import Testing
         guard Self.available() else { return }
         try await withBroker(persistence: true) { broker in
             let subscriber = try broker.subscriber(
-                topics: ["hrm/+/+/measurement"], format: "%t %p", extra: ["-c", "-i", "restart-witness"])
-            try await Task.sleep(for: .milliseconds(500))
+                topics: ["hrm/+/+/measurement", "probe/restart"], format: "%t %p",
+                extra: ["-c", "-i", "restart-witness"])
+            // Subscribed once it has printed a probe of its own (not after a guessed half second).
+            let prober = try MQTTClient(try broker.url(), options: MQTTOptions(clientID: "restart-prober"))
+            try await prober.connect()
+            #expect(
+                await subscriber.waitUntilSubscribed(
+                    prober, probe: MQTTMessage(topic: "probe/restart", text: "1")))
+            await prober.close(within: .seconds(5))
+            func measurements(_ lines: [String]) -> [(topic: String, payload: String)] {
+                Self.messages(lines).filter { $0.topic != "probe/restart" }
+            }
             async let run = HRMProcess.runUnderSim(
                 "basic",
                 [
@@ -163,9 +173,9 @@ import Testing
             #expect(result.status == 0, "\(result.stderr)")
             let printed = Self.measurementLines(result.stdout)
             #expect(printed.count >= 6)
-            #expect(await subscriber.wait { Self.messages($0).count >= printed.count })
+            #expect(await subscriber.wait { measurements($0).count >= printed.count })
             var received: [String] = []
-            for (_, payload) in Self.messages(subscriber.lines)
+            for (_, payload) in measurements(subscriber.lines)
             where received.last != payload && !received.contains(payload) {
                 received.append(payload)
             }
