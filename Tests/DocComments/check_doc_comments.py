@@ -9,7 +9,8 @@ marked `public` or `open` (at any nesting level), a member of a `public extensio
 access modifier of its own, a case of a public enum and a requirement of a public protocol.
 Extensions themselves need none. A doc comment is `///` lines or a `/** */` block directly above
 the declaration; attributes (`@inlinable`, ...) may stand between. Several enum cases on one line
-count as one declaration and share one comment.
+count as one declaration and share one comment; so do declarations on the line of another
+(`public struct S { public init() {} }`): only the first is seen.
 
 Usage: check_doc_comments.py [FOLDER ...]   (default: the Sources folders of the library modules)
 """
@@ -150,7 +151,7 @@ def parse_decl(code):
             if word == "class" and re.match(r"(func|var|let|subscript)\b", rest):
                 s = rest
                 continue
-            name = re.match(r"[`\w]*", rest).group(0) if word not in ("init", "subscript") else word
+            name = re.match(r"(`?\w+`?|[^\s(]+)?", rest).group(0) if word not in ("init", "subscript") else word
             return word, access, name
         else:
             return None
