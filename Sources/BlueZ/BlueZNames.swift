@@ -47,7 +47,7 @@ public enum BlueZReply: String, Sendable, CaseIterable {
     case notAvailable = "NotAvailable"
     /// The device is not connected: GATT operations need a connection.
     case notConnected = "NotConnected"
-    /// Connect on a device that is connected already.
+    /// The device, or the profile asked for, is connected already.
     case alreadyConnected = "AlreadyConnected"
     /// The thing to create or register exists already.
     case alreadyExists = "AlreadyExists"

@@ -33,7 +33,8 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         case propertyReadOnly = "property_read_only"
         /// The peer rejected the arguments (`InvalidArgs`).
         case invalidArgs = "invalid_args"
-        /// A signature that is not valid D-Bus, or not one complete type where one was needed.
+        /// A signature that is not valid D-Bus or not the one needed (a property Set with a value of
+        /// another type; not one complete type where one was needed).
         case invalidSignature = "invalid_signature"
         /// A value of the wrong D-Bus type (a reply, argument or property decoded as something else).
         case typeMismatch = "type_mismatch"

@@ -174,7 +174,7 @@ public struct Interface: Sendable {
 public struct ExportedInterface: Sendable {
     /// The interface's declaration.
     public var interface: Interface
-    /// Initial values by property name (not wrapped in variants).
+    /// Initial values by property name, each of its property's type (`export` throws otherwise).
     public var properties: [String: Value]
     /// `interface` with the initial `properties`.
     public init(_ interface: Interface, properties: [String: Value] = [:]) {

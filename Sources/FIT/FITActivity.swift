@@ -79,7 +79,7 @@ public struct FITActivity: Sendable {
     /// The connected periods in order (milliseconds since the Unix epoch): the timer starts at each
     /// lower bound and stops at each upper bound, so a drop is a stop then a start.
     public var segments: [ClosedRange<Int64>]
-    /// The session's and the lap's sport; `.generic` when the user named none.
+    /// The session message's sport (its sub-sport is always generic); `.generic` by default.
     public var sport: Sport
     /// Average heart rate in bpm, written to the lap and the session; nil leaves it out.
     public var averageHeartRate: UInt8?

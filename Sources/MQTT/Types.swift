@@ -1,7 +1,8 @@
 /// MQTT's two delivery guarantees that hrm uses (QoS 2 buys nothing for measurements that carry
 /// their own time and sequence).
 public enum MQTTQoS: Int32, Sendable {
-    /// QoS 0: sent once, never acknowledged; lost if the link drops.
+    /// QoS 0: waits in the outbox while the broker is away, but once handed to libmosquitto it is
+    /// done: never acknowledged, never sent again, lost if the link drops before it is written.
     case atMostOnce = 0
     /// QoS 1: kept until the broker's PUBACK, sent again after a reconnect, so it may arrive twice.
     case atLeastOnce = 1
