@@ -31,7 +31,8 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownProperty = "unknown_property"
         /// A Set of a property that cannot be written (`PropertyReadOnly`).
         case propertyReadOnly = "property_read_only"
-        /// The peer rejected the arguments (`InvalidArgs`).
+        /// The arguments do not fit the method (`InvalidArgs`): a peer said so, or an exported method's
+        /// `MethodCall.decode` did.
         case invalidArgs = "invalid_args"
         /// A signature that is not valid D-Bus or not the one needed (a property Set with a value of
         /// another type; not one complete type where one was needed).
