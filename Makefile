@@ -15,7 +15,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint clean
+.PHONY: all build release test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -179,6 +179,11 @@ format:
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Benchmarks/HRVBenchmarks Fuzz
 	bash Tests/Packaging/registry-host-check.sh
+	python3 Tests/DocComments/check_doc_comments.py
+
+# Every public declaration of the library modules has a doc comment (also part of lint).
+doc-check:
+	python3 Tests/DocComments/check_doc_comments.py
 
 clean:
 	rm -rf .build .build-* fuzz-corpus

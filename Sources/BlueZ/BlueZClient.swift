@@ -228,6 +228,8 @@ public actor BlueZClient {
         watchers.removeValue(forKey: id)?.finish()
     }
 
+    /// Ends every notification session and watcher (their streams finish), then closes the bus
+    /// connection. The client is of no use afterwards.
     public func close() async {
         follower?.cancel()
         for watcher in watchers.values { watcher.finish() }

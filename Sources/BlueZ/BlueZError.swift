@@ -3,6 +3,7 @@ import DBus
 /// What went wrong talking to bluetoothd, with a stable code hrm maps to exit statuses
 /// (unavailable 69, permission 77, not found 1) and to JSON `error` events.
 public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong; the raw value is the stable identifier of JSON `error` events.
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// Nobody owns org.bluez: bluetoothd is not running (or not installed).
         case bluetoothdNotRunning = "bluetoothd_not_running"
@@ -18,6 +19,7 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case adapterPoweredOff = "adapter_powered_off"
         /// The adapter is blocked through rfkill: powering it on cannot work until it is unblocked.
         case adapterBlocked = "adapter_blocked"
+        /// The device asked for was not seen (not advertising within the scan's time), or went away.
         case deviceNotFound = "device_not_found"
         /// A call or a wait ran out of time.
         case timeout
@@ -33,13 +35,16 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case cancelled
     }
 
+    /// What went wrong.
     public let code: Code
+    /// What went wrong in words, naming the call that failed when there is one.
     public let message: String
     /// The D-Bus error name behind it, when there is one.
     public let dbusName: String?
     /// bluetoothd's reply, when the error is one of its `org.bluez.Error.*`.
     public var reply: BlueZReply? { dbusName.flatMap(BlueZReply.init(errorName:)) }
 
+    /// An error of `code` saying `message`; `dbusName` is the D-Bus error name behind it, if any.
     public init(_ code: Code, _ message: String, dbusName: String? = nil) {
         self.code = code
         self.message = message
@@ -56,6 +61,7 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The message.
     public var description: String { message }
 
     /// Maps a D-Bus failure to what it means for a Bluetooth client. `call` names the method

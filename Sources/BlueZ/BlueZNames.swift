@@ -36,17 +36,30 @@ public enum BlueZReply: String, Sendable, CaseIterable {
     case notReady = "NotReady"
     /// Anything else; the message says what (`le-connection-abort-by-local`, an ATT error).
     case failed = "Failed"
+    /// The attribute does not allow the operation (a read of a write-only value); also, briefly, a
+    /// StartNotify after this client released an AcquireNotify socket.
     case notPermitted = "NotPermitted"
+    /// The object does not support the operation (StartNotify on a characteristic without notify).
     case notSupported = "NotSupported"
+    /// The device requires authorisation (pairing) for the attribute.
     case notAuthorized = "NotAuthorized"
+    /// What was asked for is not available now.
     case notAvailable = "NotAvailable"
+    /// The device is not connected: GATT operations need a connection.
     case notConnected = "NotConnected"
+    /// The device, or the profile asked for, is connected already.
     case alreadyConnected = "AlreadyConnected"
+    /// The thing to create or register exists already.
     case alreadyExists = "AlreadyExists"
+    /// The object or entry named does not exist (any more).
     case doesNotExist = "DoesNotExist"
+    /// An argument is malformed or out of range (a discovery filter, a write's options).
     case invalidArguments = "InvalidArguments"
+    /// A write's value has a length the attribute does not accept (ATT error 0x0D).
     case invalidValueLength = "InvalidValueLength"
+    /// A read or write offset beyond the attribute's value (ATT error 0x07).
     case invalidOffset = "InvalidOffset"
+    /// Pairing or encryption with the device failed.
     case authenticationFailed = "AuthenticationFailed"
 
     /// The reply an error name stands for; nil for a name that is not bluetoothd's (or one this

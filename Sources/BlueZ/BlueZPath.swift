@@ -9,8 +9,11 @@ public enum DeviceObject: BlueZObjectKind {}
 /// A GATT service, characteristic or descriptor: `/org/bluez/hci0/dev_.../service0015/char0016`.
 public enum AttributeObject: BlueZObjectKind {}
 
+/// The path of an adapter, `/org/bluez/hci0`.
 public typealias AdapterPath = BlueZPath<AdapterObject>
+/// The path of a device, `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF`.
 public typealias DevicePath = BlueZPath<DeviceObject>
+/// The path of a GATT service, characteristic or descriptor.
 public typealias AttributePath = BlueZPath<AttributeObject>
 
 /// The object path of a bluetoothd object of one kind: a typed handle, not a string. The client
@@ -32,8 +35,10 @@ public struct BlueZPath<Kind: BlueZObjectKind>: Hashable, Comparable, Sendable, 
         }
     }
 
+    /// The object path as text.
     public var description: String { objectPath.rawValue }
 
+    /// Object path order (`ObjectPath`'s), so that sorted lists are stable.
     public static func < (a: Self, b: Self) -> Bool { a.objectPath < b.objectPath }
 
     /// True when `self` lies below `ancestor` (a characteristic below its device).

@@ -6,6 +6,7 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     /// The six bytes, most significant first, in the low 48 bits.
     public let value: UInt64
 
+    /// The address in the low 48 bits of `value`; higher bits are dropped.
     public init(value: UInt64) {
         self.value = value & 0xFFFF_FFFF_FFFF
     }
@@ -51,6 +52,7 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         (0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * (5 - $0))) }
     }
 
+    /// Numeric order of the six bytes, most significant first.
     public static func < (lhs: BluetoothAddress, rhs: BluetoothAddress) -> Bool {
         lhs.value < rhs.value
     }

@@ -5,9 +5,12 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     private static let baseLow: UInt64 = 0x8000_0080_5F9B_34FB
     private static let baseHighLow32: UInt64 = 0x0000_1000
 
+    /// The UUID's first 64 bits (big-endian: `0000180d-0000-1000` as 0x0000180D00001000).
     public let high: UInt64
+    /// The UUID's last 64 bits.
     public let low: UInt64
 
+    /// A 128-bit UUID from its two halves.
     public init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
@@ -72,6 +75,7 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
         return description
     }
 
+    /// Numeric order of the 128 bits.
     public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }

@@ -2,14 +2,19 @@ import DBus
 
 /// What a connected device says about itself, read once after connecting.
 public struct DeviceInfo: Sendable, Equatable {
+    /// `Name`, else `Alias` of `org.bluez.Device1`; nil when bluetoothd has neither.
     public var name: String?
     /// The Body Sensor Location byte (0x2A38), nil when the device has no such characteristic.
     public var bodySensorLocation: UInt8?
     /// Percent, from org.bluez.Battery1 or else GATT 0x2A19.
     public var battery: Int?
+    /// Manufacturer Name String (0x2A29); nil when absent, unread or empty.
     public var manufacturer: String?
+    /// Model Number String (0x2A24); nil when absent, unread or empty.
     public var model: String?
+    /// Serial Number String (0x2A25); nil when absent, unread or empty.
     public var serial: String?
+    /// Firmware Revision String (0x2A26); nil when absent, unread or empty.
     public var firmware: String?
     /// What the device has but did not give (a read that failed or did not answer in time), in
     /// words: `Model Number String (0x2A24): bluetoothd did not answer ReadValue within 3 s`.

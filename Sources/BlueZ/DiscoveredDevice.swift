@@ -2,6 +2,7 @@ import DBus
 
 /// A device as discovery reports it (`org.bluez.Device1`).
 public struct DiscoveredDevice: Sendable, Equatable {
+    /// `Address`.
     public let address: BluetoothAddress
     /// `public` or `random`.
     public let addressType: String?
@@ -11,10 +12,15 @@ public struct DiscoveredDevice: Sendable, Equatable {
     public let alias: String?
     /// dBm; nil when unknown (absent, or 127 as controllers without RSSI report).
     public let rssi: Int?
+    /// The service UUIDs advertised (or, once connected, resolved); empty when none are known.
     public let uuids: [BluetoothUUID]
+    /// GAP Appearance (0x0341 is a heart-rate belt); nil when not advertised.
     public let appearance: UInt16?
+    /// Manufacturer-specific advertising data by company identifier; empty when none.
     public let manufacturerData: [UInt16: [UInt8]]
+    /// `Connected`: whether bluetoothd holds a link to the device (for any client).
     public let connected: Bool
+    /// The device's object path.
     public let path: DevicePath
     /// The adapter the device was seen by.
     public let adapterPath: AdapterPath

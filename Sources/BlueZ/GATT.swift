@@ -3,25 +3,35 @@ internal import Threads
 
 /// A GATT service of a connected device (`org.bluez.GattService1`).
 public struct Service: Sendable, Equatable {
+    /// The service's UUID (0x180D for Heart Rate).
     public let uuid: BluetoothUUID
+    /// `Primary`: a primary service, not one only included by another.
     public let primary: Bool
+    /// `/org/bluez/hci0/dev_.../service0010`.
     public let path: AttributePath
 }
 
 /// A GATT descriptor (`org.bluez.GattDescriptor1`), such as 0x2902, the CCC.
 public struct Descriptor: Sendable, Equatable {
+    /// The descriptor's UUID.
     public let uuid: BluetoothUUID
+    /// `.../service0010/char0011/desc0013`.
     public let path: AttributePath
+    /// The characteristic the descriptor belongs to.
     public let characteristicPath: AttributePath
 }
 
 /// A GATT characteristic of a connected device (`org.bluez.GattCharacteristic1`).
 public struct Characteristic: Sendable, Equatable {
+    /// The characteristic's UUID (0x2A37 for Heart Rate Measurement).
     public let uuid: BluetoothUUID
+    /// The UUID of the service it belongs to; nil when bluetoothd has not listed that service (yet).
     public let serviceUUID: BluetoothUUID?
     /// `read`, `write`, `notify`, ...
     public let flags: [String]
+    /// `.../service0010/char0011`.
     public let path: AttributePath
+    /// The device the characteristic belongs to.
     public let devicePath: DevicePath
 }
 
@@ -310,6 +320,10 @@ extension BlueZClient {
         }
     }
 
+    /// Writes `value` with WriteValue: a Write Request that waits for the device's response, or with
+    /// `withResponse: false` a Write Command that bluetoothd answers at once.
+    ///
+    /// - Throws: `BlueZError` as the call failed (`.bluez` with bluetoothd's reply, `.timeout`, ...).
     public func write(_ characteristic: Characteristic, _ value: [UInt8], withResponse: Bool = true)
         async throws(BlueZError)
     {

@@ -25,7 +25,10 @@ public enum NotifyMethod: Sendable {
     /// AcquireNotify where the characteristic offers it (a socket straight from bluetoothd, no
     /// D-Bus message per notification), else StartNotify.
     case automatic
+    /// StartNotify: each value arrives as a PropertiesChanged signal of `Value` on the bus.
     case startNotify
+    /// AcquireNotify only: a socket from bluetoothd carrying one datagram per notification; fails
+    /// where the characteristic does not offer it (no fallback).
     case acquireNotify
 }
 

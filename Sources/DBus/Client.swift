@@ -1,11 +1,17 @@
 /// A PropertiesChanged signal, decoded.
 public struct PropertiesChanged: Sendable {
+    /// The unique name of the connection that emitted it; nil when the message had none.
     public var sender: BusName?
+    /// The object whose properties changed.
     public var path: ObjectPath
+    /// The interface the properties belong to (`org.bluez.GattCharacteristic1`).
     public var interface: String
+    /// The new values by property name, unwrapped from their variants.
     public var changed: [String: Value]
+    /// Properties that changed without their new value being sent (Get them to know it).
     public var invalidated: [String]
 
+    /// A signal's content as given: one a client makes up itself (devices gone with bluetoothd).
     public init(
         sender: BusName? = nil, path: ObjectPath, interface: String, changed: [String: Value],
         invalidated: [String]
@@ -31,9 +37,13 @@ public struct PropertiesChanged: Sendable {
 
 /// An ObjectManager signal, decoded.
 public enum ObjectManagerEvent: Sendable {
+    /// An object gained interfaces (a new object, usually), with their properties.
     case interfacesAdded(path: ObjectPath, interfaces: [String: [String: Value]])
+    /// An object lost interfaces; when it has none left it is gone.
     case interfacesRemoved(path: ObjectPath, interfaces: [String])
 
+    /// Decodes an InterfacesAdded or InterfacesRemoved signal; throws `.typeMismatch` for any other
+    /// message or shape.
     public init(_ message: Message) throws(DBusError) {
         guard message.interface == .objectManager else {
             throw DBusError(.typeMismatch, "not an ObjectManager signal")
@@ -58,8 +68,11 @@ public enum ObjectManagerEvent: Sendable {
 
 /// What a client of an object tree (such as BlueZ's) receives, in bus order.
 public enum ObjectEvent: Sendable {
+    /// Properties of an object changed.
     case propertiesChanged(PropertiesChanged)
+    /// An object gained interfaces, with their properties.
     case interfacesAdded(path: ObjectPath, interfaces: [String: [String: Value]])
+    /// An object lost interfaces; when it has none left it is gone.
     case interfacesRemoved(path: ObjectPath, interfaces: [String])
 
     /// Decodes a PropertiesChanged, InterfacesAdded or InterfacesRemoved signal.

@@ -229,20 +229,30 @@ public final class Connection: Sendable {
 
 /// Flags for `requestName`.
 public struct RequestNameFlags: OptionSet, Sendable {
+    /// The bits as the bus's RequestName takes them.
     public let rawValue: UInt32
+    /// Flags from their bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// `DBUS_NAME_FLAG_ALLOW_REPLACEMENT`: another connection asking with `replaceExisting` may take the
+    /// name from us.
     public static let allowReplacement = RequestNameFlags(rawValue: 1)
+    /// `DBUS_NAME_FLAG_REPLACE_EXISTING`: take the name from its owner if that owner allowed replacement.
     public static let replaceExisting = RequestNameFlags(rawValue: 2)
+    /// `DBUS_NAME_FLAG_DO_NOT_QUEUE`: fail (`.exists`) rather than wait in the queue for the name.
     public static let doNotQueue = RequestNameFlags(rawValue: 4)
 }
 
 /// What `requestName` achieved.
 public enum RequestNameReply: UInt32, Sendable {
+    /// 1: we own the name now; 2 `inQueue`: queued behind its owner; 3 `exists`: owned by another and
+    /// `doNotQueue` was given; 4 `alreadyOwner`: we owned it already.
     case primaryOwner = 1, inQueue, exists, alreadyOwner
 }
 
 /// What `releaseName` did.
 public enum ReleaseNameReply: UInt32, Sendable {
+    /// 1: we no longer own the name (nor wait for it); 2 `nonExistent`: nobody owned it; 3 `notOwner`:
+    /// another connection owns it.
     case released = 1, nonExistent, notOwner
 }
 

@@ -21,12 +21,21 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         case disconnected
         /// Could not open or authenticate a connection.
         case connectionFailed = "connection_failed"
+        /// No such method on the object and interface (`UnknownMethod`).
         case unknownMethod = "unknown_method"
+        /// No object at the path (`UnknownObject`).
         case unknownObject = "unknown_object"
+        /// The object does not have the interface (`UnknownInterface`).
         case unknownInterface = "unknown_interface"
+        /// The interface has no such property (`UnknownProperty`).
         case unknownProperty = "unknown_property"
+        /// A Set of a property that cannot be written (`PropertyReadOnly`).
         case propertyReadOnly = "property_read_only"
+        /// The arguments do not fit the method (`InvalidArgs`): a peer said so, or an exported method's
+        /// `MethodCall.decode` did.
         case invalidArgs = "invalid_args"
+        /// A signature that is not valid D-Bus or not the one needed (a property Set with a value of
+        /// another type; not one complete type where one was needed).
         case invalidSignature = "invalid_signature"
         /// A value of the wrong D-Bus type (a reply, argument or property decoded as something else).
         case typeMismatch = "type_mismatch"
@@ -36,14 +45,19 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidValue = "invalid_value"
         /// Unix fd passing is not available on this connection.
         case notSupported = "not_supported"
+        /// Out of memory, or out of eventfds or threads, while setting up a call or a connection.
         case noMemory = "no_memory"
+        /// A message over the bus's limits (`LimitsExceeded`).
         case limitsExceeded = "limits_exceeded"
         /// The calling task was cancelled.
         case cancelled
     }
 
+    /// What kind of error; stable, for `switch`.
     public var code: Code
+    /// The D-Bus error name: the peer's for a remote error, else the standard name for `code`.
     public var name: ErrorName
+    /// What was wrong, in words (a remote error's first string argument).
     public var message: String
 
     /// An error to throw from an exported method: the caller sees `name` and `message`.
@@ -60,6 +74,7 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
         self.name = DBusError.standardName(for: code)
     }
 
+    /// `org.freedesktop.DBus.Error.NoReply: …`: the name, then the message.
     public var description: String { "\(name.rawValue): \(message)" }
 
     private static let prefix = "org.freedesktop.DBus.Error."

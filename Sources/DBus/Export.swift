@@ -83,6 +83,8 @@ extension Connection {
         }
     }
 
+    /// Stops `path` being an object manager (GetManagedObjects there gets UnknownInterface); exported
+    /// objects stay.
     public func removeObjectManager(at path: ObjectPath) {
         core.objects.withLock {
             $0.managers.remove(path)

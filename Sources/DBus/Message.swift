@@ -3,19 +3,32 @@ internal import CDBusShims
 
 /// A received message: a method reply, an error reply, a signal or a method call.
 public struct Message: Sendable {
+    /// The four D-Bus message types.
     public enum Kind: Sendable, Hashable { case methodCall, methodReturn, error, signal }
 
+    /// Which of the four types the message is.
     public var kind: Kind
+    /// The sender's serial number of the message (never 0).
     public var serial: UInt32
+    /// For a reply or error, the serial of the call it answers; 0 otherwise.
     public var replySerial: UInt32
+    /// The sender's unique name (`:1.42`), as the bus stamps it; nil on a peer-to-peer connection.
     public var sender: BusName?
+    /// The name it was sent to; nil for a broadcast signal.
     public var destination: BusName?
+    /// The object called, or emitting the signal; nil for replies.
     public var path: ObjectPath?
+    /// The interface of the method or signal; nil for replies (and optional in a call).
     public var interface: InterfaceName?
+    /// The method or signal name; nil for replies.
     public var member: MemberName?
+    /// An error reply's error name; nil for other messages.
     public var errorName: String?
+    /// The body's signature; empty when there is no body.
     public var signature: Signature
+    /// The arguments, decoded, in order.
     public var body: [Value]
+    /// A method call whose caller wants no reply (NO_REPLY_EXPECTED): none is sent.
     public var noReplyExpected: Bool
 
     /// Reads a message libdbus has received (and therefore validated).

@@ -45,15 +45,20 @@ private func invalid(_ kind: String, _ string: String, _ problem: String) -> DBu
 /// An object path such as `/org/bluez/hci0`.
 public struct ObjectPath: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral
 {
+    /// The path as text, valid.
     public let rawValue: String
 
+    /// `/`.
     public static let root = ObjectPath(unchecked: "/")
 
+    /// A path from outside; throws `.invalidName` unless it starts with `/`, has no empty element, does
+    /// not end with `/` (except `/` itself) and has only `[A-Za-z0-9_]` in its elements.
     public init(_ string: String) throws(DBusError) {
         if let problem = ObjectPath.problem(string) { throw invalid("object path", string, problem) }
         rawValue = string
     }
 
+    /// A path literal in code; an invalid one traps (a programming error).
     public init(stringLiteral value: String) {
         guard ObjectPath.problem(value) == nil else {
             preconditionFailure("invalid object path literal \(value)")
@@ -83,7 +88,9 @@ public struct ObjectPath: Hashable, Comparable, Sendable, CustomStringConvertibl
         return nil
     }
 
+    /// The path as text.
     public var description: String { rawValue }
+    /// Byte order of the text, so that sorted paths put a parent before its children.
     public static func < (a: ObjectPath, b: ObjectPath) -> Bool { a.rawValue < b.rawValue }
 
     /// The path with `element` appended (`element` must be a valid path element).
@@ -119,13 +126,17 @@ public struct ObjectPath: Hashable, Comparable, Sendable, CustomStringConvertibl
 
 /// A bus name: a unique name (`:1.42`) or a well-known name (`org.bluez`).
 public struct BusName: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The name as text, valid.
     public let rawValue: String
 
+    /// A name from outside; throws `.invalidName` unless it is a valid unique or well-known name (at
+    /// most 255 bytes, two or more elements of `[A-Za-z0-9_-]`, a well-known one not starting with a digit).
     public init(_ string: String) throws(DBusError) {
         if let problem = BusName.problem(string) { throw invalid("bus name", string, problem) }
         rawValue = string
     }
 
+    /// A bus name literal in code; an invalid one traps (a programming error).
     public init(stringLiteral value: String) {
         guard BusName.problem(value) == nil else { preconditionFailure("invalid bus name literal \(value)") }
         rawValue = value
@@ -142,6 +153,7 @@ public struct BusName: Hashable, Sendable, CustomStringConvertible, ExpressibleB
 
     /// True for a unique connection name (`:1.42`).
     public var isUnique: Bool { rawValue.hasPrefix(":") }
+    /// The name as text.
     public var description: String { rawValue }
 
     /// The message bus itself.
@@ -152,13 +164,17 @@ public struct BusName: Hashable, Sendable, CustomStringConvertible, ExpressibleB
 public struct InterfaceName: Hashable, Comparable, Sendable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {
+    /// The name as text, valid.
     public let rawValue: String
 
+    /// A name from outside; throws `.invalidName` unless it has two or more elements of
+    /// `[A-Za-z0-9_]`, none starting with a digit, in at most 255 bytes.
     public init(_ string: String) throws(DBusError) {
         if let problem = InterfaceName.problem(string) { throw invalid("interface name", string, problem) }
         rawValue = string
     }
 
+    /// An interface name literal in code; an invalid one traps (a programming error).
     public init(stringLiteral value: String) {
         guard InterfaceName.problem(value) == nil else {
             preconditionFailure("invalid interface name literal \(value)")
@@ -172,26 +188,37 @@ public struct InterfaceName: Hashable, Comparable, Sendable, CustomStringConvert
         dottedNameProblem(string, allowHyphen: false, allowLeadingDigit: false)
     }
 
+    /// The name as text.
     public var description: String { rawValue }
+    /// Byte order of the text.
     public static func < (a: InterfaceName, b: InterfaceName) -> Bool { a.rawValue < b.rawValue }
 
+    /// `org.freedesktop.DBus.Properties`: Get, Set, GetAll and PropertiesChanged.
     public static let properties = InterfaceName(unchecked: "org.freedesktop.DBus.Properties")
+    /// `org.freedesktop.DBus.Introspectable`: Introspect.
     public static let introspectable = InterfaceName(unchecked: "org.freedesktop.DBus.Introspectable")
+    /// `org.freedesktop.DBus.Peer`: Ping and GetMachineId.
     public static let peer = InterfaceName(unchecked: "org.freedesktop.DBus.Peer")
+    /// `org.freedesktop.DBus.ObjectManager`: GetManagedObjects, InterfacesAdded and InterfacesRemoved.
     public static let objectManager = InterfaceName(unchecked: "org.freedesktop.DBus.ObjectManager")
+    /// `org.freedesktop.DBus`: the message bus's own methods and signals (AddMatch, NameOwnerChanged).
     public static let bus = InterfaceName(unchecked: "org.freedesktop.DBus")
 }
 
 /// A method, signal or property name such as `Connect`.
 public struct MemberName: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral
 {
+    /// The name as text, valid.
     public let rawValue: String
 
+    /// A name from outside; throws `.invalidName` unless it is 1-255 bytes of `[A-Za-z0-9_]` not
+    /// starting with a digit.
     public init(_ string: String) throws(DBusError) {
         if let problem = MemberName.problem(string) { throw invalid("member name", string, problem) }
         rawValue = string
     }
 
+    /// A member name literal in code; an invalid one traps (a programming error).
     public init(stringLiteral value: String) {
         guard MemberName.problem(value) == nil else {
             preconditionFailure("invalid member name literal \(value)")
@@ -212,19 +239,24 @@ public struct MemberName: Hashable, Comparable, Sendable, CustomStringConvertibl
         return nil
     }
 
+    /// The name as text.
     public var description: String { rawValue }
+    /// Byte order of the text.
     public static func < (a: MemberName, b: MemberName) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// An error name such as `org.bluez.Error.InProgress`.
 public struct ErrorName: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The name as text, valid.
     public let rawValue: String
 
+    /// A name from outside; throws `.invalidName` unless it is valid as an interface name is.
     public init(_ string: String) throws(DBusError) {
         if let problem = InterfaceName.problem(string) { throw invalid("error name", string, problem) }
         rawValue = string
     }
 
+    /// An error name literal in code; an invalid one traps (a programming error).
     public init(stringLiteral value: String) {
         guard InterfaceName.problem(value) == nil else {
             preconditionFailure("invalid error name literal \(value)")
@@ -234,5 +266,6 @@ public struct ErrorName: Hashable, Sendable, CustomStringConvertible, Expressibl
 
     init(unchecked: String) { rawValue = unchecked }
 
+    /// The name as text.
     public var description: String { rawValue }
 }

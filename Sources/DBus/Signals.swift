@@ -4,14 +4,18 @@
 public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     /// A unique or well-known name; for a well-known name the connection tracks its owner.
     public var sender: BusName?
+    /// This object only.
     public var path: ObjectPath?
     /// The path itself or anything below it.
     public var pathNamespace: ObjectPath?
+    /// Signals of this interface only.
     public var interface: InterfaceName?
+    /// Signals of this name only.
     public var member: MemberName?
     /// The first argument must be this string.
     public var arg0: String?
 
+    /// A rule of the fields given; `MatchRule()` matches every signal.
     public init(
         sender: BusName? = nil, path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil,
         interface: InterfaceName? = nil, member: MemberName? = nil, arg0: String? = nil

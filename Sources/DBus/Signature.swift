@@ -1,7 +1,10 @@
 /// One complete D-Bus type.
 public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
+    /// The basic types, in signature order: `y b n q i u x t d`.
     case byte, boolean, int16, uint16, int32, uint32, int64, uint64, double
+    /// `s o g h`: string, object path, signature, Unix file descriptor.
     case string, objectPath, signature, unixFD
+    /// `v`: a value of any type that carries its own signature.
     case variant
     /// `a` + element type.
     case array(DBusType)
@@ -10,6 +13,7 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
     /// `(…)`: a struct with at least one field.
     case structure([DBusType])
 
+    /// True for the fixed and string-like types (`y`…`h`), which alone may be dictionary keys.
     public var isBasic: Bool {
         switch self {
         case .variant, .array, .dictionary, .structure: false
@@ -90,17 +94,22 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
 /// A validated signature: a sequence of complete types, at most 255 bytes, nesting within the
 /// specification's limits (32 arrays, 32 structs).
 public struct Signature: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The complete types, in order.
     public let types: [DBusType]
+    /// The signature as text, e.g. `sa{sv}as`.
     public let rawValue: String
 
+    /// No types: the signature of an empty body.
     public static let empty = Signature(validatedTypes: [], rawValue: "")
 
+    /// Parses and validates `string`; throws `.invalidSignature` saying what is wrong.
     public init(_ string: String) throws(DBusError) {
         var parser = SignatureParser(bytes: Array(string.utf8), text: string)
         types = try parser.parseAll()
         rawValue = string
     }
 
+    /// A signature literal in code; an invalid one traps (a programming error).
     public init(stringLiteral value: String) {
         do {
             try self.init(value)
@@ -109,6 +118,7 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible, Expressibl
         }
     }
 
+    /// The signature of `types`; throws `.invalidSignature` past 255 bytes or 32 nested arrays or structs.
     public init(_ types: [DBusType]) throws(DBusError) {
         var text = ""
         for t in types { t.append(to: &text) }
@@ -131,7 +141,9 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible, Expressibl
         self.rawValue = rawValue
     }
 
+    /// The signature as text.
     public var description: String { rawValue }
+    /// True for the empty signature (no body).
     public var isEmpty: Bool { types.isEmpty }
 }
 

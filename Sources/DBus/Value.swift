@@ -4,18 +4,31 @@ import Synchronization
 /// A D-Bus value of any type. Containers keep their element types, so an empty `a{sv}` is still
 /// an `a{sv}` and an empty `ao` still an `ao`. `ay` is always `.bytes`.
 public enum Value: Sendable, Equatable, CustomStringConvertible {
+    /// `y`: an unsigned 8-bit integer.
     case byte(UInt8)
+    /// `b` (a UINT32 0 or 1 on the wire).
     case boolean(Bool)
+    /// `n`.
     case int16(Int16)
+    /// `q`.
     case uint16(UInt16)
+    /// `i`.
     case int32(Int32)
+    /// `u`.
     case uint32(UInt32)
+    /// `x`.
     case int64(Int64)
+    /// `t`.
     case uint64(UInt64)
+    /// `d`: an IEEE 754 double.
     case double(Double)
+    /// `s`: UTF-8 without NUL.
     case string(String)
+    /// `o`.
     case objectPath(ObjectPath)
+    /// `g`.
     case signature(Signature)
+    /// `h`: a file descriptor passed beside the message (an index into its fds on the wire).
     case unixFD(UnixFD)
     /// `ay`.
     case bytes([UInt8])
@@ -28,6 +41,7 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
     /// `v`.
     indirect case variant(Value)
 
+    /// The value's complete type; `.bytes` is `ay`, a structure the types of its fields.
     public var type: DBusType {
         switch self {
         case .byte: .byte
@@ -51,6 +65,7 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// For logs and messages: numbers plain, strings quoted, `o"/path"`, `ay[1 2 ff]`, `<type: value>`.
     public var description: String {
         switch self {
         case .byte(let v): "\(v)"
@@ -151,8 +166,11 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
 
 /// One entry of a dictionary value.
 public struct DictEntry: Sendable, Equatable {
+    /// A basic value (the dictionary's key type).
     public var key: Value
+    /// A value of the dictionary's value type.
     public var value: Value
+    /// An entry mapping `key` to `value`.
     public init(_ key: Value, _ value: Value) {
         self.key = key
         self.value = value
@@ -231,14 +249,19 @@ public final class UnixFD: Sendable, Equatable, CustomStringConvertible {
 
     deinit { close() }
 
+    /// Identity: two objects are equal only when they are the same object.
     public static func == (a: UnixFD, b: UnixFD) -> Bool { a === b }
+    /// `fd(7)`, or `fd(closed)` once taken or closed.
     public var description: String { "fd(\(descriptor.map(String.init) ?? "closed"))" }
 }
 
 /// A Swift type with a D-Bus representation.
 public protocol DBusValueConvertible: Sendable {
+    /// The D-Bus type values of this Swift type have.
     static var dbusType: DBusType { get }
+    /// The Swift value of a D-Bus value; throws `.typeMismatch` when `dbusValue` is of another type.
     init(dbusValue: Value) throws(DBusError)
+    /// The D-Bus value to send.
     var dbusValue: Value { get }
 }
 
@@ -247,118 +270,162 @@ extension DBusValueConvertible {
 }
 
 extension UInt8: DBusValueConvertible {
+    /// `y`.
     public static var dbusType: DBusType { .byte }
+    /// The value of a `.byte`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .byte(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.byte(self)`.
     public var dbusValue: Value { .byte(self) }
 }
 extension Bool: DBusValueConvertible {
+    /// `b`.
     public static var dbusType: DBusType { .boolean }
+    /// The value of a `.boolean`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .boolean(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.boolean(self)`.
     public var dbusValue: Value { .boolean(self) }
 }
 extension Int16: DBusValueConvertible {
+    /// `n`.
     public static var dbusType: DBusType { .int16 }
+    /// The value of a `.int16`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .int16(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.int16(self)`.
     public var dbusValue: Value { .int16(self) }
 }
 extension UInt16: DBusValueConvertible {
+    /// `q`.
     public static var dbusType: DBusType { .uint16 }
+    /// The value of a `.uint16`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .uint16(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.uint16(self)`.
     public var dbusValue: Value { .uint16(self) }
 }
 extension Int32: DBusValueConvertible {
+    /// `i`.
     public static var dbusType: DBusType { .int32 }
+    /// The value of a `.int32`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .int32(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.int32(self)`.
     public var dbusValue: Value { .int32(self) }
 }
 extension UInt32: DBusValueConvertible {
+    /// `u`.
     public static var dbusType: DBusType { .uint32 }
+    /// The value of a `.uint32`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .uint32(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.uint32(self)`.
     public var dbusValue: Value { .uint32(self) }
 }
 extension Int64: DBusValueConvertible {
+    /// `x`.
     public static var dbusType: DBusType { .int64 }
+    /// The value of a `.int64`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .int64(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.int64(self)`.
     public var dbusValue: Value { .int64(self) }
 }
 extension UInt64: DBusValueConvertible {
+    /// `t`.
     public static var dbusType: DBusType { .uint64 }
+    /// The value of a `.uint64`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .uint64(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.uint64(self)`.
     public var dbusValue: Value { .uint64(self) }
 }
 extension Double: DBusValueConvertible {
+    /// `d`.
     public static var dbusType: DBusType { .double }
+    /// The value of a `.double`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .double(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.double(self)`.
     public var dbusValue: Value { .double(self) }
 }
 extension String: DBusValueConvertible {
+    /// `s`.
     public static var dbusType: DBusType { .string }
+    /// The value of a `.string`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .string(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.string(self)`.
     public var dbusValue: Value { .string(self) }
 }
 extension ObjectPath: DBusValueConvertible {
+    /// `o`.
     public static var dbusType: DBusType { .objectPath }
+    /// The value of a `.objectPath`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .objectPath(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.objectPath(self)`.
     public var dbusValue: Value { .objectPath(self) }
 }
 extension Signature: DBusValueConvertible {
+    /// `g`.
     public static var dbusType: DBusType { .signature }
+    /// The value of a `.signature`; throws `.typeMismatch` for any other value.
     public init(dbusValue: Value) throws(DBusError) {
         guard case .signature(let v) = dbusValue else { throw Self.mismatch(dbusValue) }
         self = v
     }
+    /// `.signature(self)`.
     public var dbusValue: Value { .signature(self) }
 }
 extension UnixFD: DBusValueConvertible {
+    /// `h`.
     public static var dbusType: DBusType { .unixFD }
+    /// A duplicate of a `.unixFD`'s descriptor, owned by this object; throws `.typeMismatch` otherwise.
     public convenience init(dbusValue: Value) throws(DBusError) {
         guard case .unixFD(let v) = dbusValue, let d = v.descriptor else { throw Self.mismatch(dbusValue) }
         try self.init(duplicating: d)
     }
+    /// `.unixFD(self)`.
     public var dbusValue: Value { .unixFD(self) }
 }
 extension Value: DBusValueConvertible {
     /// A `Value` decodes from anything; as a value to send it is wrapped in a variant.
     public static var dbusType: DBusType { .variant }
+    /// Any value, its variants unwrapped; never throws.
     public init(dbusValue: Value) throws(DBusError) { self = dbusValue.unwrapped }
+    /// `.variant(self)`.
     public var dbusValue: Value { .variant(self) }
 }
 
 extension Array: DBusValueConvertible where Element: DBusValueConvertible {
+    /// `a` + the element's type.
     public static var dbusType: DBusType { .array(Element.dbusType) }
+    /// The elements of an array of `Element`'s type (`.bytes` for `[UInt8]`); throws `.typeMismatch` for
+    /// any other value or element.
     public init(dbusValue: Value) throws(DBusError) {
         switch dbusValue {
         case .bytes(let bytes) where Element.self == UInt8.self:
@@ -373,6 +440,7 @@ extension Array: DBusValueConvertible where Element: DBusValueConvertible {
             throw Self.mismatch(dbusValue)
         }
     }
+    /// `.bytes` for `[UInt8]`, else `.array` of the elements' values.
     public var dbusValue: Value {
         if Element.self == UInt8.self { return .bytes(map { unsafeBitCast($0, to: UInt8.self) }) }
         return .array(Element.dbusType, map(\.dbusValue))
@@ -380,7 +448,10 @@ extension Array: DBusValueConvertible where Element: DBusValueConvertible {
 }
 
 extension Dictionary: DBusValueConvertible where Key: DBusValueConvertible, Value: DBusValueConvertible {
+    /// `a{kv}` of the key's and the value's types.
     public static var dbusType: DBusType { .dictionary(key: Key.dbusType, value: Value.dbusType) }
+    /// The entries of a dictionary with these key and value types (any value type when `Value` is
+    /// `DBus.Value`); a repeated key keeps the last entry. Throws `.typeMismatch` otherwise.
     public init(dbusValue: DBus.Value) throws(DBusError) {
         guard case .dictionary(let k, let v, let entries) = dbusValue, k == Key.dbusType,
             v == Value.dbusType || Value.dbusType == .variant
@@ -390,6 +461,7 @@ extension Dictionary: DBusValueConvertible where Key: DBusValueConvertible, Valu
         for entry in entries { out[try Key(dbusValue: entry.key)] = try Value(dbusValue: entry.value) }
         self = out
     }
+    /// `.dictionary` of the entries, in the dictionary's (unspecified) order.
     public var dbusValue: DBus.Value {
         .dictionary(
             key: Key.dbusType, value: Value.dbusType, map { DictEntry($0.key.dbusValue, $0.value.dbusValue) })

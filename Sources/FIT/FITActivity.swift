@@ -9,6 +9,7 @@ public struct FITActivity: Sendable {
         /// Beats per minute. 255 is FIT's "no value" for a uint8 and reads as missing.
         public var heartRate: UInt8
 
+        /// A heart rate of `heartRate` bpm at `time` (milliseconds since the Unix epoch).
         public init(time: Int64, heartRate: UInt8) {
             self.time = time
             self.heartRate = heartRate
@@ -17,17 +18,29 @@ public struct FITActivity: Sendable {
 
     /// FIT's `sport` values (the profile's `sport` enum) that a heart-rate-only session can be.
     public enum Sport: UInt8, Sendable, CaseIterable {
+        /// `generic` (0): no particular sport, the default.
         case generic = 0
+        /// `running` (1).
         case running = 1
+        /// `cycling` (2).
         case cycling = 2
+        /// `fitness_equipment` (4): a machine indoors (treadmill, trainer, rower).
         case fitnessEquipment = 4
+        /// `swimming` (5).
         case swimming = 5
+        /// `training` (10).
         case training = 10
+        /// `walking` (11).
         case walking = 11
+        /// `cross_country_skiing` (12).
         case crossCountrySkiing = 12
+        /// `rowing` (15).
         case rowing = 15
+        /// `hiking` (17).
         case hiking = 17
+        /// `paddling` (19).
         case paddling = 19
+        /// `e_biking` (21).
         case eBiking = 21
 
         /// The profile's name: lower case, words joined by `_` (`fitness_equipment`).
@@ -66,12 +79,16 @@ public struct FITActivity: Sendable {
     /// The connected periods in order (milliseconds since the Unix epoch): the timer starts at each
     /// lower bound and stops at each upper bound, so a drop is a stop then a start.
     public var segments: [ClosedRange<Int64>]
+    /// The session message's sport (its sub-sport is always generic); `.generic` by default.
     public var sport: Sport
+    /// Average heart rate in bpm, written to the lap and the session; nil leaves it out.
     public var averageHeartRate: UInt8?
+    /// Maximum heart rate in bpm, written to the lap and the session; nil leaves it out.
     public var maximumHeartRate: UInt8?
     /// The file_id's serial number; nil leaves it out. 0 is uint32z's "no value" and reads as missing.
     public var serialNumber: UInt32?
 
+    /// A session that started at `start` (milliseconds since the Unix epoch); everything else is optional.
     public init(
         start: Int64, samples: [Sample] = [], rrSeconds: [Double] = [],
         segments: [ClosedRange<Int64>] = [], sport: Sport = .generic, averageHeartRate: UInt8? = nil,

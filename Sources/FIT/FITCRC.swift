@@ -8,10 +8,13 @@ public struct FITCRC: Sendable {
         0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400,
     ]
 
+    /// The CRC of the bytes so far; 0 before any.
     public private(set) var value: UInt16 = 0
 
+    /// A CRC over no bytes.
     public init() {}
 
+    /// Adds one byte to the CRC.
     public mutating func update(_ byte: UInt8) {
         // Low nibble, then high nibble.
         var crc = value
@@ -20,6 +23,7 @@ public struct FITCRC: Sendable {
         value = crc
     }
 
+    /// Adds the bytes in order.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
         for byte in bytes { update(byte) }
     }

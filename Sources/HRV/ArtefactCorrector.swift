@@ -50,6 +50,8 @@
 ///
 /// Memory is bounded: a few ring buffers of at most 91 values, whatever the session's length.
 public struct ArtefactCorrector: Sendable {
+    /// Whether beats are corrected at all; when false every RR passes through as an NN interval at once,
+    /// unchanged (an unmeasurable one included), and `artefacts` stays 0.
     public let correcting: Bool
     /// RR intervals changed or removed so far, counted as the type's documentation says.
     public private(set) var artefacts = 0
@@ -94,6 +96,7 @@ public struct ArtefactCorrector: Sendable {
     /// Pass-through mode: whether the next beat starts a run.
     private var runStarts = true
 
+    /// A corrector at the start of a run; `correcting: false` passes RRs through (`--no-correction`).
     public init(correcting: Bool = true) {
         self.correcting = correcting
         pending.reserveCapacity(Self.warmUpBeats + Self.lookahead + 2)

@@ -6,11 +6,13 @@ public struct HRVAccumulator: Sendable {
     private var dfa = StreamingDFA()
     private var last: NNInterval? = nil
 
+    /// An accumulator with no beats.
     public init() {}
 
     /// The NN intervals appended (beats that cannot be measured are ignored, as everywhere).
     public var count: Int { sums.count }
 
+    /// Adds one beat (O(1)); a beat that cannot be measured is ignored.
     public mutating func append(_ beat: NNInterval) {
         guard beat.isMeasurable else { return }
         sums.add(beat, after: last)
@@ -18,6 +20,7 @@ public struct HRVAccumulator: Sendable {
         last = beat
     }
 
+    /// Adds the beats in order.
     public mutating func append(contentsOf beats: some Sequence<NNInterval>) {
         for beat in beats { append(beat) }
     }

@@ -7,6 +7,7 @@ public struct HRVMetrics: Sendable, Equatable {
     public var artefacts: Int
     /// The sum of the NN intervals, in seconds.
     public var seconds: Double
+    /// Mean NN interval, in milliseconds; nil without a beat.
     public var meanNN: Double?
     /// Sample standard deviation (N - 1); nil below 2 beats.
     public var sdnn: Double?
@@ -19,6 +20,7 @@ public struct HRVMetrics: Sendable, Equatable {
     /// DFA short-term exponent (box sizes 4 to 16); nil below 50 beats or when not asked for.
     public var alpha1: Double?
 
+    /// Figures as given; every one left out is 0 or nil.
     public init(
         beats: Int = 0, artefacts: Int = 0, seconds: Double = 0, meanNN: Double? = nil, sdnn: Double? = nil,
         rmssd: Double? = nil, pnn50: Double? = nil, meanHR: Double? = nil, alpha1: Double? = nil

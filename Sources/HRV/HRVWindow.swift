@@ -10,11 +10,13 @@
 /// are recomputed from the stored beats with a fresh reference, which costs O(1) amortised and
 /// keeps both the rounding drift and the cancellation in SDNN negligible over any session.
 public struct HRVWindow: Sendable {
+    /// The window's length in seconds (the most its beats may sum to); nil keeps every beat.
     public let seconds: Double?
     private var queue = BeatQueue()
     private var sums = RunningSums()
     private var evictionsSinceRebase = 0
 
+    /// An empty window of `seconds` (nil: unbounded).
     public init(seconds: Double?) {
         self.seconds = seconds
     }
@@ -22,6 +24,8 @@ public struct HRVWindow: Sendable {
     /// The NN intervals in the window.
     public var count: Int { queue.count }
 
+    /// Adds one beat and evicts the oldest until the window's beats sum to at most `seconds`; a beat
+    /// that cannot be measured is ignored.
     public mutating func append(_ beat: NNInterval) {
         guard beat.isMeasurable else { return }
         sums.add(beat, after: queue.last)
@@ -38,6 +42,7 @@ public struct HRVWindow: Sendable {
         }
     }
 
+    /// Adds the beats in order.
     public mutating func append(contentsOf beats: some Sequence<NNInterval>) {
         for beat in beats { append(beat) }
     }

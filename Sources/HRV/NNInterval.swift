@@ -9,6 +9,7 @@ public struct NNInterval: Sendable, Equatable {
     /// false when either beat was corrected, or a gap (a dropped link) lies between them.
     public var differenceUsable: Bool
 
+    /// An interval of `milliseconds`; by default a clean beat whose successive difference counts.
     public init(milliseconds: Double, artefacts: Int = 0, differenceUsable: Bool = true) {
         self.milliseconds = milliseconds
         self.artefacts = artefacts

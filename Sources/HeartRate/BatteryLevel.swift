@@ -6,6 +6,7 @@ public struct BatteryLevel: Hashable, Sendable {
     /// The byte as sent.
     public let rawValue: UInt8
 
+    /// The byte as read, whether or not it is a valid percentage.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }
@@ -15,6 +16,7 @@ public struct BatteryLevel: Hashable, Sendable {
         rawValue <= 100 ? rawValue : nil
     }
 
+    /// True when the byte is a percentage (0-100).
     public var isValid: Bool { rawValue <= 100 }
 
     /// Decodes the characteristic value; bytes after the first are ignored.

@@ -4,15 +4,24 @@
 /// `.reserved(n)` rather than folded into `.other`, so that a newer sensor is reported as what it
 /// says rather than as something it did not say.
 public enum BodySensorLocation: Hashable, Sendable {
+    /// 0: a location the specification does not name.
     case other
+    /// 1: chest (a strap).
     case chest
+    /// 2: wrist (a watch).
     case wrist
+    /// 3: finger.
     case finger
+    /// 4: hand.
     case hand
+    /// 5: ear lobe.
     case earLobe
+    /// 6: foot.
     case foot
+    /// 7-255, reserved for future use; the byte as sent.
     case reserved(UInt8)
 
+    /// The location a characteristic byte stands for; 7-255 become `.reserved`.
     public init(rawValue: UInt8) {
         switch rawValue {
         case 0: self = .other
@@ -26,6 +35,7 @@ public enum BodySensorLocation: Hashable, Sendable {
         }
     }
 
+    /// The characteristic byte: 0-6, or the reserved value as sent.
     public var rawValue: UInt8 {
         switch self {
         case .other: 0

@@ -3,6 +3,7 @@
 /// `code` is stable: tools match on it (`hrm decode --json` prints it). `offset` is the index of
 /// the first byte of the field that could not be read, counted from the start of the frame.
 public struct HeartRateDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong; the raw value is the stable identifier tools match on.
     public enum Code: String, Hashable, Sendable, CaseIterable {
         /// The frame has no bytes at all, not even the flags.
         case emptyFrame = "empty_frame"
@@ -14,6 +15,7 @@ public struct HeartRateDecodingError: Error, Hashable, Sendable, CustomStringCon
         case oddRRLength = "odd_rr_length"
     }
 
+    /// What went wrong.
     public let code: Code
     /// Index of the first byte of the field that could not be read.
     public let offset: Int
@@ -22,6 +24,7 @@ public struct HeartRateDecodingError: Error, Hashable, Sendable, CustomStringCon
     /// How many bytes the frame has in all.
     public let frameLength: Int
 
+    /// An error at `offset` of a frame of `frameLength` bytes, in a field of `fieldLength` bytes.
     public init(code: Code, offset: Int, fieldLength: Int, frameLength: Int) {
         self.code = code
         self.offset = offset
@@ -29,6 +32,7 @@ public struct HeartRateDecodingError: Error, Hashable, Sendable, CustomStringCon
         self.frameLength = frameLength
     }
 
+    /// One line in words: what is missing, at which byte, and how many of its bytes are present.
     public var description: String {
         let present = frameLength - offset
         let what =

@@ -8,7 +8,9 @@
 public struct HeartRateMeasurement: Hashable, Sendable {
     /// How the heart-rate value is carried.
     public enum ValueFormat: String, Hashable, Sendable {
+        /// Flags bit 0 clear: one byte, 0-255 bpm.
         case uint8
+        /// Flags bit 0 set: two bytes, little-endian.
         case uint16
     }
 
@@ -52,10 +54,12 @@ public struct HeartRateMeasurement: Hashable, Sendable {
     /// RR intervals, oldest first; empty when the frame carries none.
     public let rrIntervals: RRIntervals
 
+    /// How the heart rate was carried (flags bit 0).
     public var valueFormat: ValueFormat {
         flags & Flag.uint16Value == 0 ? .uint8 : .uint16
     }
 
+    /// The Sensor Contact status of flags bits 1-2.
     public var sensorContact: SensorContact {
         switch flags & Flag.contactMask {
         case Flag.contactDetected: .detected
@@ -112,6 +116,7 @@ public enum HeartRateEncodingError: Error, Hashable, Sendable, CustomStringConve
     /// A UINT8 value was asked for, and the heart rate needs 16 bits.
     case valueTooLarge(UInt16)
 
+    /// The error in words, with the value that did not fit.
     public var description: String {
         switch self {
         case .valueTooLarge(let value): "heart rate \(value) does not fit in a UINT8 value"

@@ -10,6 +10,7 @@ public enum HeartRateService {
     public static let controlPointUUID: UInt16 = 0x2A39
     /// Battery service and its Battery Level characteristic.
     public static let batteryServiceUUID: UInt16 = 0x180F
+    /// Battery Level: read (and notify, on some sensors).
     public static let batteryLevelUUID: UInt16 = 0x2A19
 }
 

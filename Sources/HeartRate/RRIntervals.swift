@@ -3,6 +3,7 @@ public struct RRInterval: Hashable, Sendable, CustomStringConvertible {
     /// The raw value as sent: 1/1024 s per tick (not milliseconds).
     public var ticks: UInt16
 
+    /// An interval of `ticks` 1/1024 s.
     public init(ticks: UInt16) {
         self.ticks = ticks
     }
@@ -18,6 +19,7 @@ public struct RRInterval: Hashable, Sendable, CustomStringConvertible {
         Double(ticks) / 1024
     }
 
+    /// The length in milliseconds, e.g. `825.1953125 ms`.
     public var description: String {
         "\(milliseconds) ms"
     }
@@ -36,10 +38,12 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable {
         self.bytes = bytes
     }
 
+    /// No intervals.
     public init() {
         self.bytes = []
     }
 
+    /// The intervals given, oldest first, encoded as a frame would carry them.
     public init(_ intervals: some Sequence<RRInterval>) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(intervals.underestimatedCount * 2)
@@ -55,9 +59,12 @@ public struct RRIntervals: RandomAccessCollection, Hashable, Sendable {
         self.init(ticks.lazy.map(RRInterval.init(ticks:)))
     }
 
+    /// Always 0, whatever slice of a frame the intervals come from.
     public var startIndex: Int { 0 }
+    /// The number of intervals.
     public var endIndex: Int { bytes.count / 2 }
 
+    /// The interval at `position` (0 is the oldest); traps when out of range.
     @inlinable public subscript(position: Int) -> RRInterval {
         precondition(position >= 0 && position < bytes.count / 2, "RR interval index out of range")
         let low = bytes[bytes.startIndex + 2 * position]

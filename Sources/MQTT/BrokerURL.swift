@@ -3,12 +3,21 @@
 /// trailing `/` is accepted; any other path, a query or a fragment is not (topics are not part of
 /// the broker's address).
 public struct MQTTBrokerURL: Sendable, Equatable, CustomStringConvertible {
+    /// Host name or IP address; an IPv6 address without its brackets.
     public var host: String
+    /// TCP port: as given, else 1883 (mqtt) or 8883 (mqtts).
     public var port: UInt16
+    /// True for `mqtts://`.
     public var tls: Bool
+    /// The user name, percent-decoded; nil when the URL has no `user@`.
     public var username: String?
+    /// The password, percent-decoded; nil when the URL has none. Never printed (see `description`).
     public var password: String?
 
+    /// Parses a broker URL as the type's documentation describes.
+    ///
+    /// - Throws: `MQTTError` with code `.invalidURL`, saying what is wrong without quoting the text
+    ///   (it may hold a password).
     public init(parsing text: String) throws(MQTTError) {
         // Messages never quote the whole text: it may hold a password.
         func invalid(_ what: String) -> MQTTError { MQTTError(.invalidURL, "broker URL: \(what)") }

@@ -15,6 +15,10 @@ public final class MQTTClient: Sendable {
     private let core: ClientCore
     private let stream: AsyncStream<MQTTEvent>
 
+    /// A client for the broker at `url`; connects nothing and starts no thread until `connect()`.
+    ///
+    /// - Throws: `MQTTError` with code `.failed` when libmosquitto cannot be loaded, the client id or
+    ///   the will's topic is unusable, or no eventfd can be made; `.tls` when `caFile` is unreadable.
     public init(_ url: MQTTBrokerURL, options: MQTTOptions) throws(MQTTError) {
         if let libraryFailure {
             throw MQTTError(

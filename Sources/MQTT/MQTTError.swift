@@ -5,7 +5,9 @@ internal import Glibc
 /// Every error this module throws. `code` is stable and meant for `switch` (its raw value is what
 /// hrm shows); `message` says what went wrong in plain words.
 public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure; the raw value is the stable identifier hrm shows.
     public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The broker URL does not parse (`MQTTBrokerURL(parsing:)`).
         case invalidURL = "mqtt_invalid_url"
         /// The broker's CONNACK said no: bad user name or password, not authorised, bad client id.
         case refused = "mqtt_refused"
@@ -19,14 +21,18 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case failed = "mqtt_failed"
     }
 
+    /// What kind of failure.
     public var code: Code
+    /// What went wrong, in words, without any password.
     public var message: String
 
+    /// An error of `code` saying `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The code's raw value, then the message: `mqtt_timeout: the broker at … did not answer …`.
     public var description: String { "\(code.rawValue): \(message)" }
 }
 

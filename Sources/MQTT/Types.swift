@@ -1,17 +1,25 @@
 /// MQTT's two delivery guarantees that hrm uses (QoS 2 buys nothing for measurements that carry
 /// their own time and sequence).
 public enum MQTTQoS: Int32, Sendable {
+    /// QoS 0: waits in the outbox while the broker is away, but once handed to libmosquitto it is
+    /// done: never acknowledged, never sent again, lost if the link drops before it is written.
     case atMostOnce = 0
+    /// QoS 1: kept until the broker's PUBACK, sent again after a reconnect, so it may arrive twice.
     case atLeastOnce = 1
 }
 
 /// A message to publish, or one received on a subscription.
 public struct MQTTMessage: Sendable, Equatable {
+    /// The topic published to, or the one a received message came on (never a filter).
     public var topic: String
+    /// The bytes, as sent; hrm's are UTF-8 JSON or text.
     public var payload: [UInt8]
+    /// The delivery guarantee: asked for when publishing, the one delivered with when received.
     public var qos: MQTTQoS
+    /// Whether the broker keeps it as the topic's last value for future subscribers.
     public var retain: Bool
 
+    /// A message of raw bytes; QoS 1, not retained, by default.
     public init(topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false) {
         self.topic = topic
         self.payload = payload
@@ -25,6 +33,7 @@ public struct MQTTMessage: Sendable, Equatable {
     }
 }
 
+/// How an `MQTTClient` connects and what it holds while the broker is away.
 public struct MQTTOptions: Sendable {
     /// The MQTT client identifier; empty lets the broker choose one.
     public var clientID: String
@@ -43,11 +52,13 @@ public struct MQTTOptions: Sendable {
     /// failed attempt, up to the upper bound.
     public var reconnectDelay: ClosedRange<Duration> = .milliseconds(500) ... .seconds(10)
 
+    /// The defaults, with `clientID` (empty: the broker chooses one).
     public init(clientID: String) {
         self.clientID = clientID
     }
 }
 
+/// What an `MQTTClient` reports on `events`, in order.
 public enum MQTTEvent: Sendable, Equatable {
     /// Every (re)connection accepted by the broker.
     case connected
