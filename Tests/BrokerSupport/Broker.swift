@@ -2,7 +2,6 @@ public import Foundation
 public import MQTT
 import Spawn
 import Synchronization
-public import Testing
 
 /// The mosquitto programs the tests run: a real broker, and its own clients as independent
 /// witnesses of what went over the wire.
@@ -20,30 +19,25 @@ public enum Tools {
         return all.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// False when one of `needed` is missing, and the test fails saying so: `.ci/run` installs
-    /// them (mosquitto, mosquitto-clients, openssl), so a machine without them cannot pass for
-    /// one that checked MQTT.
-    public static func available(
-        _ needed: [String?], names: [String], test: String = #function,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Bool {
+    /// What of `needed` is missing, in words (`mosquitto_sub not installed (…)`); nil when all
+    /// are there. `.ci/run` installs them all, so a test that finds one missing fails (with
+    /// `requireTools` in the test targets) rather than passing for one that checked MQTT.
+    public static func missing(_ needed: [String?], names: [String]) -> String? {
         let missing = zip(needed, names).filter { $0.0 == nil }.map(\.1)
-        guard missing.isEmpty else {
-            Issue.record(
-                "\(test): \(missing.joined(separator: ", ")) not installed (apt-get install mosquitto mosquitto-clients openssl; .ci/run does)",
-                sourceLocation: sourceLocation)
-            return false
-        }
-        return true
+        guard !missing.isEmpty else { return nil }
+        return
+            "\(missing.joined(separator: ", ")) not installed (apt-get install mosquitto mosquitto-clients openssl; .ci/run does)"
     }
 
-    /// The broker and its clients.
-    public static func brokerAvailable(
-        test: String = #function, sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Bool {
-        available(
-            [broker, sub, pub], names: ["mosquitto", "mosquitto_sub", "mosquitto_pub"], test: test,
-            sourceLocation: sourceLocation)
+    /// What is missing of the broker and its clients; nil when they are all there.
+    public static var brokerMissing: String? {
+        missing([broker, sub, pub], names: ["mosquitto", "mosquitto_sub", "mosquitto_pub"])
+    }
+
+    /// What is missing of the broker, its clients and openssl; nil when they are all there.
+    public static var tlsMissing: String? {
+        missing(
+            [broker, sub, pub, openssl], names: ["mosquitto", "mosquitto_sub", "mosquitto_pub", "openssl"])
     }
 }
 

@@ -6,7 +6,13 @@ import Testing
 /// `hrm watch --mqtt` and `hrm team`, the built binary, against a real mosquitto broker of the
 /// test's own, checked with mosquitto's own clients.
 @Suite struct MQTTBinaryTests {
-    static func available(test: String = #function) -> Bool { Tools.brokerAvailable(test: test) }
+    /// True with the broker and its clients; else the test fails saying what is missing (.ci/run
+    /// installs them: their absence is never a silent pass).
+    static func available(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        guard let missing = Tools.brokerMissing else { return true }
+        Issue.record(Comment(rawValue: missing), sourceLocation: sourceLocation)
+        return false
+    }
 
     /// `topic payload` lines of a `-F "%t %p"` subscriber, as pairs.
     static func messages(_ lines: [String]) -> [(topic: String, payload: String)] {

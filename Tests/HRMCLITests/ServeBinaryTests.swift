@@ -7,6 +7,14 @@ import Testing
     typealias Harness = ServeHarness
     typealias Client = ServeHarness.Client
 
+    /// A new folder of the test's own under the temporary directory; the test removes it.
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hrm-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     static func clients(_ run: Harness.Run, _ key: String) -> [Client] {
         (run.report[key] as? [Any] ?? []).map(Client.init)
     }
@@ -16,9 +24,7 @@ import Testing
     /// Clients that come in the middle get the current state first (the strap's status, info and
     /// last measurement), then the live lines. /api/current has the strap and its session so far.
     @Test(.timeLimit(.minutes(2))) func feedsCarryWhatWatchPrints() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hrm-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let recording = directory.appendingPathComponent("serve.jsonl")
         let run = try await Harness.run(
@@ -311,9 +317,7 @@ import Testing
     /// write was upgraded and then trapped in NIO (exit 132, the recording without its summary).
     /// Pipelined requests with a refused one: every request answered, in order.
     @Test(.timeLimit(.minutes(2))) func handshakesThatAreNotOneAndPipelinedRefusals() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hrm-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let recording = directory.appendingPathComponent("serve.jsonl")
         let run = try await Harness.run(
@@ -590,9 +594,7 @@ enum ServeHarness {
     ) async throws -> Run {
         let why = await prepareVenv()
         let python = why == nil ? venvPython.path : "/usr/bin/python3"
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hrm-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try ServeBinaryTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenario = directory.appendingPathComponent("scenario.json")
         let log = directory.appendingPathComponent("sim.jsonl")

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func publishReachesAnIndependentSubscriber() async throws {
-        guard Tools.brokerAvailable() else { return }
+        guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             let client = try MQTTClient(broker.url(), options: quickOptions())
             // Published before connect(): waits in the outbox.
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func subscriptionReceivesAndSurvivesABrokerRestart() async throws {
-        guard Tools.brokerAvailable() else { return }
+        guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             try await broker.publish("in/kept", "retained before", retain: true)
             let client = try MQTTClient(broker.url(), options: quickOptions())
@@ -90,7 +90,9 @@ import Testing
     }
 
     @Test func badCredentialsAreRefusedFast() async throws {
-        guard Tools.brokerAvailable(), Tools.available([Tools.passwd], names: ["mosquitto_passwd"]) else {
+        guard requireTools(Tools.brokerMissing),
+            requireTools(Tools.missing([Tools.passwd], names: ["mosquitto_passwd"]))
+        else {
             return
         }
         let password = "pä ss:@/"
@@ -188,7 +190,7 @@ import Testing
     /// A client that goes away without close() (here: dropped, its socket closed without
     /// DISCONNECT, as the kernel does when a process dies): the broker publishes its will.
     @Test func willIsPublishedWhenTheClientGoesAwayWithoutClose() async throws {
-        guard Tools.brokerAvailable() else { return }
+        guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             let subscriber = try broker.subscriber(topics: ["hrm/status"], format: "%t %p")
             var options = quickOptions()
@@ -204,7 +206,7 @@ import Testing
     }
 
     @Test func closePublishesTheLastMessagesAndNoWill() async throws {
-        guard Tools.brokerAvailable() else { return }
+        guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             let subscriber = try broker.subscriber(topics: ["hrm/#"], format: "%t %r %p")
             var options = quickOptions()
@@ -242,7 +244,7 @@ import Testing
     /// on the same port: the subscriber (a persistent session, on a broker that persists it) gets
     /// every number, in order; repeats from the resending are allowed, gaps are not.
     @Test func brokerRestartMidStreamLosesNothing() async throws {
-        guard Tools.brokerAvailable() else { return }
+        guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker(persistence: true) { broker in
             let subscriber = try broker.subscriber(
                 topics: ["seq/#"], format: "%t %p",
@@ -292,7 +294,7 @@ import Testing
     }
 
     @Test func overflowWhileTheBrokerIsAwayDropsTheOldest() async throws {
-        guard Tools.brokerAvailable() else { return }
+        guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             var options = quickOptions()
             options.outboxCapacity = 10

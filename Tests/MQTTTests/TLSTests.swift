@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func theRightCAConnectsAndPublishes() async throws {
-        guard Tools.brokerAvailable(), Tools.available([Tools.openssl], names: ["openssl"]) else { return }
+        guard requireTools(Tools.tlsMissing) else { return }
         try await withTLSBroker { broker, certificates in
             // The witness listens on the broker's plain port.
             let subscriber = try broker.subscriber(topics: ["secure/#"], format: "%t %p")
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func aWrongCAIsATLSError() async throws {
-        guard Tools.brokerAvailable(), Tools.available([Tools.openssl], names: ["openssl"]) else { return }
+        guard requireTools(Tools.tlsMissing) else { return }
         try await withTLSBroker { broker, certificates in
             for caFile in [certificates.otherCA.path, nil] {
                 var options = quickOptions()
@@ -96,7 +96,7 @@ import Testing
 
     /// Plain MQTT to the TLS port: the broker hangs up; the message suggests mqtts://.
     @Test func plainMQTTToATLSPort() async throws {
-        guard Tools.brokerAvailable(), Tools.available([Tools.openssl], names: ["openssl"]) else { return }
+        guard requireTools(Tools.tlsMissing) else { return }
         try await withTLSBroker { broker, _ in
             var options = quickOptions()
             options.connectTimeout = .seconds(5)
@@ -113,7 +113,7 @@ import Testing
     /// is a failed TLS handshake, whichever way the reset reaches the client, never "connection
     /// refused" (something is listening); ten times over, since which way it comes is a race.
     @Test func tlsToAPlainPortIsATLSError() async throws {
-        guard Tools.brokerAvailable() else { return }
+        guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             for _ in 0..<10 {
                 var options = quickOptions()
