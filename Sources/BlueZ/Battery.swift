@@ -8,7 +8,9 @@ extension BlueZClient {
     public func batteryLevels(_ devicePath: DevicePath) -> AsyncStream<Int> {
         let device = devicePath.objectPath
         let (events, watcher) = watch()
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        // Levels change every few minutes: a consumer that lags that far gets the newest 16.
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Int.self, bufferingPolicy: .bufferingNewest(16))
         let relay = Task {
             for await event in events {
                 switch event {

@@ -216,9 +216,13 @@ public actor BlueZClient {
         for watcher in watchers.values { watcher.yield(event) }
     }
 
-    /// Every object event after the mirror has applied it, until `unwatch`.
-    func watch() -> (AsyncStream<ObjectEvent>, Int) {
-        let (stream, continuation) = AsyncStream.makeStream(of: ObjectEvent.self)
+    /// Every object event after the mirror has applied it, until `unwatch`. Bounded: at most
+    /// `keeping` events wait, the newest kept (a watcher reads the mirror for the state, so an
+    /// event it missed is only an older view of what the mirror holds; `wait` needs only to be
+    /// woken, `keeping: 1`). A watcher that stops reading can no longer grow by every signal.
+    func watch(keeping: Int = BlueZClient.watcherCapacity) -> (AsyncStream<ObjectEvent>, Int) {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ObjectEvent.self, bufferingPolicy: .bufferingNewest(max(keeping, 1)))
         nextWatcher += 1
         watchers[nextWatcher] = continuation
         return (stream, nextWatcher)
@@ -292,6 +296,9 @@ public actor BlueZClient {
             .adapterBlocked, "the adapter \(adapter.name) is blocked through rfkill (Bluetooth switched off)")
     }
 
+    /// How many object events wait for a watcher that has not read them, at most.
+    static let watcherCapacity = 256
+
     /// Powers the adapter on and waits (up to `timeout`) until bluetoothd says it is.
     public func powerOn(_ adapter: Adapter, timeout: Duration = .seconds(5)) async throws(BlueZError)
         -> Adapter
@@ -306,12 +313,22 @@ public actor BlueZClient {
             if error.dbusName == "org.bluez.Error.Blocked" { throw Self.blocked(adapter) }
             throw error
         }
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let current = self.adapter(at: path), current.powered { return current }
-            try? await Task.sleep(for: .milliseconds(20))
+        // Woken by bluetoothd's PropertiesChanged, not by polling the mirror.
+        do throws(BlueZError) {
+            _ = try await wait("\(adapter.name) to power on", timeout: timeout) {
+                mirror -> WaitOutcome<Bool> in
+                guard case .boolean(true)? = mirror.properties(path, Self.adapterInterface)?["Powered"] else {
+                    return .pending
+                }
+                return .done(true)
+            }
+        } catch  where error.code == .timeout {
+            throw BlueZError(.timeout, "\(adapter.name) did not power on within \(timeout)")
         }
-        throw BlueZError(.timeout, "\(adapter.name) did not power on within \(timeout)")
+        guard let current = self.adapter(at: path) else {
+            throw BlueZError(.noAdapter, "\(adapter.name) went away while powering on")
+        }
+        return current
     }
 }
 

@@ -34,7 +34,10 @@ extension BlueZClient {
             }
         }.filter(matches)
 
-        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveredDevice.self)
+        // A device repeats (every advertisement with DuplicateData): a consumer that lags gets the
+        // newest sightings, never an unbounded backlog.
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DiscoveredDevice.self, bufferingPolicy: .bufferingNewest(Self.watcherCapacity))
         for device in known { continuation.yield(device) }
         let relay = Task { [weak self] in
             for await event in events {

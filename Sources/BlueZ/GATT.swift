@@ -114,7 +114,8 @@ extension BlueZClient {
     func wait<T: Sendable>(
         _ what: String, timeout: Duration, _ check: @escaping @Sendable (ObjectMirror) -> WaitOutcome<T>
     ) async throws(BlueZError) -> T {
-        let (events, id) = watch()
+        // Only woken: the check reads the mirror.
+        let (events, id) = watch(keeping: 1)
         defer { unwatch(id) }
         switch check(mirror) {
         case .done(let value): return value
