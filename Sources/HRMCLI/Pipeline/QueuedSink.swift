@@ -1,3 +1,4 @@
+import DequeModule
 import Synchronization
 
 /// A sink whose work may be slow (a file, a network client): it runs on a task of its own,
@@ -114,7 +115,8 @@ final class QueuedSink: EventSink {
 /// The events waiting for a `QueuedSink`'s sink, and its task's side of them.
 private final class Queue: Sendable {
     struct State {
-        var queue: [MonitorEvent] = []
+        /// A deque: `.dropOldest` at capacity removes the first in O(1), under the pipeline's send.
+        var queue = Deque<MonitorEvent>()
         /// Events dropped (`.dropOldest`) and not reported yet.
         var dropped = 0
         /// The queue overflowed under `.dropSink`.
@@ -160,9 +162,9 @@ private final class Queue: Sendable {
         }
     }
 
-    private func take(gather: Duration) async -> ([MonitorEvent], Int, Bool, Bool) {
+    private func take(gather: Duration) async -> (Deque<MonitorEvent>, Int, Bool, Bool) {
         while true {
-            let taken = state.withLock { state -> ([MonitorEvent], Int, Bool, Bool)? in
+            let taken = state.withLock { state -> (Deque<MonitorEvent>, Int, Bool, Bool)? in
                 guard state.hasWork else { return nil }
                 defer {
                     state.queue.removeAll(keepingCapacity: true)
