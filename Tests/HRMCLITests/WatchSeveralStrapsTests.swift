@@ -164,7 +164,9 @@ import Testing
         return false
     }
 
-    @Test func oneAtATimeInArrivalOrder() async throws {
+    /// A gate whose turn a first strap has taken ("1 in" logged) and holds until `hold.open()`;
+    /// it logs "1 out" when it lets go.
+    static func heldTurn() async -> (gate: ConnectGate, log: Log, hold: Hold, first: Task<Void, Never>) {
         let gate = ConnectGate()
         let log = Log()
         let hold = Hold()
@@ -175,7 +177,12 @@ import Testing
                 await log.add("1 out")
             }
         }
-        #expect(await Self.until { await log.entries == ["1 in"] })
+        #expect(await until { await log.entries == ["1 in"] })
+        return (gate, log, hold, first)
+    }
+
+    @Test func oneAtATimeInArrivalOrder() async throws {
+        let (gate, log, hold, first) = await Self.heldTurn()
         let second = Task {
             _ = await gate.withTurn { () async -> Void in await log.add("2 in") }
         }
@@ -193,16 +200,7 @@ import Testing
 
     /// A strap stopped while it waits gives up its place without running, and the turn passes on.
     @Test func cancelledWhileWaiting() async throws {
-        let gate = ConnectGate()
-        let log = Log()
-        let hold = Hold()
-        let first = Task {
-            _ = await gate.withTurn { () async -> Void in
-                await log.add("1 in")
-                await hold.wait()
-            }
-        }
-        #expect(await Self.until { await log.entries == ["1 in"] })
+        let (gate, log, hold, first) = await Self.heldTurn()
         let waiting = Task { await gate.withTurn { () async -> Int in 1 } }
         #expect(await Self.until { gate.waiting == 1 })
         let after = Task {
@@ -218,7 +216,7 @@ import Testing
         hold.open()
         _ = await first.value
         #expect(await after.value == 2)
-        #expect(await log.entries == ["1 in", "after"])
+        #expect(await log.entries == ["1 in", "1 out", "after"])
     }
 }
 
