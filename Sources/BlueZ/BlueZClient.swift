@@ -34,6 +34,8 @@ public actor BlueZClient {
     var stopping: [AttributePath: Task<Void, Never>] = [:]
     /// The readers of acquired notify sockets, by characteristic path.
     var acquired: [AttributePath: DatagramReader] = [:]
+    /// What each AcquireNotify stream without an inline handler dropped (see `StreamDrops`).
+    var acquiredDrops: [AttributePath: StreamDrops] = [:]
     /// StartNotify sessions (kept across drops), by characteristic path.
     var sessions: [AttributePath: NotifySession] = [:]
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.

@@ -114,14 +114,19 @@ extension BlueZClient {
             "notifications of \(characteristic.path.objectPath) by AcquireNotify",
             metadata: ["mtu": "\(mtu)", "fd": "\(socket)"])
         let logger = self.logger
-        let (stream, continuation) = AsyncStream.makeStream(of: NotificationEvent.self)
+        // Bounded, as StartNotify's: a reader of the stream (no `inline`) that falls behind loses
+        // the newest values beyond `NotifySession.capacity`, counted and said in a `.dropped`
+        // event before the next value it gets, never a backlog that grows by every notification.
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NotificationEvent.self, bufferingPolicy: .bufferingOldest(NotifySession.capacity))
+        let drops = StreamDrops()
         // bluetoothd closes the socket just before it announces Connected=false: finish once the
         // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
         let device = characteristic.devicePath.objectPath
         let reader = try DatagramReader(
             socket: socket, mtu: Int(mtu),
             deliver: tracing(
-                inline ?? { continuation.yield(.value($0)) }, characteristic.path, by: "AcquireNotify"),
+                inline ?? { drops.deliver($0, to: continuation) }, characteristic.path, by: "AcquireNotify"),
             end: { [weak self] byPeer in
                 logger.debug(
                     "notify socket of \(characteristic.path.objectPath) closed by \(byPeer ? "bluetoothd" : "hrm")"
@@ -141,6 +146,7 @@ extension BlueZClient {
                 }
             })
         acquired[characteristic.path] = reader
+        acquiredDrops[characteristic.path] = drops
         let path = characteristic.path
         continuation.onTermination = { [weak self] _ in
             reader.stop()
@@ -150,7 +156,10 @@ extension BlueZClient {
     }
 
     func forget(_ reader: DatagramReader, at path: AttributePath) {
-        if acquired[path] === reader { acquired[path] = nil }
+        if acquired[path] === reader {
+            acquired[path] = nil
+            acquiredDrops[path] = nil
+        }
     }
 
     /// Notifications by StartNotify and PropertiesChanged on Value, passed on by the mirror in
@@ -250,5 +259,27 @@ extension BlueZClient {
             }
         }
         await stopping[characteristic.path]?.value
+    }
+}
+
+/// The values of an AcquireNotify stream its reader did not take in time: counted on the socket's
+/// reader thread, and said (`.dropped(n)`) before the next value the stream has room for.
+final class StreamDrops: Sendable {
+    private let counts = Mutex((waiting: 0, inAll: 0))
+
+    /// Values dropped since the stream began.
+    var inAll: Int { counts.withLock { $0.inAll } }
+
+    /// Yields `bytes` as a value, after the count of those dropped before it, if any.
+    func deliver(_ bytes: [UInt8], to continuation: AsyncStream<NotificationEvent>.Continuation) {
+        counts.withLock { counts in
+            if counts.waiting > 0, case .enqueued = continuation.yield(.dropped(count: counts.waiting)) {
+                counts.waiting = 0
+            }
+            if case .dropped = continuation.yield(.value(bytes)) {
+                counts.waiting += 1
+                counts.inAll += 1
+            }
+        }
     }
 }

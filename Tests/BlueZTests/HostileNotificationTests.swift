@@ -355,6 +355,30 @@ import Testing
         #expect(values >= 1)
     }
 
+    /// The same by AcquireNotify: the socket's values wait in a stream of `NotifySession.capacity`
+    /// at most; those beyond are counted and said (`.dropped`) before the next value, so every
+    /// notification is either read or counted.
+    @Test func aSlowReaderOfAcquiredNotificationsGetsABoundedStreamAndTheCount() async throws {
+        var values = 0
+        var dropped = 0
+        try await Self.withMeasurement(interval: 0.005) { client, measurement in
+            let stream = try await client.notifications(measurement, using: .acquireNotify)
+            let drops = try #require(await client.acquiredDrops[measurement.path])
+            var iterator = stream.makeAsyncIterator()
+            // Not reading for a while: more than the stream holds arrive.
+            #expect(try await Self.eventually { drops.inAll > 0 })
+            while values + dropped < 2 * NotifySession.capacity, let event = await iterator.next() {
+                switch event {
+                case .value: values += 1
+                case .dropped(let count): dropped += count
+                default: break
+                }
+            }
+            #expect(values >= NotifySession.capacity, "the stream's room was read first")
+            #expect(dropped >= 1 && dropped <= drops.inAll)
+        }
+    }
+
     // MARK: - A Value of the wrong D-Bus type
 
     @Test(arguments: [("s", "s"), ("ai", "ai")])
