@@ -116,9 +116,32 @@ import Testing
             })
     }
 
+    /// A Heart Rate Measurement's heart rate and RR intervals, `bpm [rr, ...]`, from its hex.
+    static func frame(hex: String) -> String {
+        var bytes: [Int] = []
+        var digits = hex[...]
+        while digits.count >= 2, let byte = Int(digits.prefix(2), radix: 16) {
+            bytes.append(byte)
+            digits = digits.dropFirst(2)
+        }
+        guard let flags = bytes.first, bytes.count >= 2 else { return "?" }
+        let wide = flags & 1 != 0
+        let bpm = wide && bytes.count >= 3 ? bytes[1] | bytes[2] << 8 : bytes[1]
+        var index = wide ? 3 : 2
+        if flags & 0x08 != 0 { index += 2 }
+        var rr: [Int] = []
+        if flags & 0x10 != 0 {
+            while index + 1 < bytes.count {
+                rr.append(bytes[index] | bytes[index + 1] << 8)
+                index += 2
+            }
+        }
+        return "\(bpm) \(rr)"
+    }
+
     /// The link drops for 2 s after the 8th notification; 14 measurements span it. Every
-    /// notification sent is printed once, and the stream is back soon after the strap is
-    /// reachable again (about 0.1 s here; bounded at 2 s so that a loaded machine cannot break it).
+    /// notification sent is printed once, in order, across the drop (how soon the stream is back
+    /// is for `make bench-first-beat`, not a wall-clock bound here).
     @Test(arguments: ["drops", "drops-nocache"])
     func dropAndReconnectLoseNothing(scenario: String) async throws {
         let log = WatchBinaryTests.temporary("\(scenario).jsonl")
@@ -138,14 +161,13 @@ import Testing
         #expect(printed.count == 14)
         // One more may have been on its way as hrm stopped at the 14th.
         #expect(sent.count == 14 || sent.count == 15, "\(sent.count) sent")
-        let times = printed.compactMap { $0["time"] as? String }
-        #expect(Set(times).count == times.count, "no measurement printed twice")
+        // Printed in the order sent, none twice and none missing (not told by receive times: a
+        // loaded machine reads a few queued notifications within one millisecond).
+        let printedFrames = printed.map { "\($0["bpm"] as? Int ?? -1) \($0["rr_1024"] as? [Int] ?? [])" }
+        let sentFrames = sent.prefix(printed.count).map { Self.frame(hex: $0["hex"] as? String ?? "") }
+        #expect(printedFrames == sentFrames)
         let dropped = try #require(entries.first { $0["event"] as? String == "drop" }?["t"] as? Double)
         #expect(sent.filter { ($0["t"] as? Double ?? 0) <= dropped }.count == 8, "the drop follows the 8th")
-        let resumed = sent.compactMap { $0["t"] as? Double }.first { $0 > dropped }
-        #expect(
-            (resumed ?? 99) < dropped + 4.0,
-            "resumed at \(resumed ?? -1) s; dropped at \(dropped) s, reachable again 2 s later")
     }
 
     /// The adapter goes off after the 5th notification and on 3 s later; bluetoothd restarts
