@@ -304,14 +304,13 @@ import Testing
             Thread.sleep(forTimeInterval: 6)
             handler.release()
         }
-        let started = ContinuousClock.now
         consumer.cancel()
         await consumer.value
         await client.releaseNotifications(measurement)
-        let took = ContinuousClock.now - started
+        // Released while the handler is still blocked: the release did not wait for it (the order
+        // tells, not a time).
         let stillBlocked = handler.isBlocked
         #expect(stillBlocked, "the handler is still blocked")
-        #expect(took < .seconds(2), "released in \(took)")
     }
 
     /// The first value of `stream`, or nil if it ends or `timeout` passes first.
