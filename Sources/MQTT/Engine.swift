@@ -219,7 +219,7 @@ final class Engine {
             // OpenSSL's write may have taken the error (ECONNREFUSED…) out of SO_ERROR: a socket
             // that never got a peer was refused or found no route; one that had a peer was closed
             // (a reset takes the peer away too: whether there was one is remembered).
-            let connected = link.hadPeer || Link.hasPeer(socket)
+            let connected = link.wasConnected
             return connected ? (MosquittoResult.connectionLost, 0) : (MosquittoResult.errno, ENOTCONN)
         }
         // Readable, yet OpenSSL read nothing: the end of the stream?

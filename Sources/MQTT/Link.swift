@@ -118,6 +118,12 @@ final class Link {
         hadPeer = Self.hasPeer(socket)
     }
 
+    /// Whether the TCP connection was up at some point, even if a reset has taken the peer away
+    /// since: seen during the attempt, or told by the segments the socket received.
+    var wasConnected: Bool {
+        hadPeer || Self.hasPeer(socket) || cmqtt_tcp_segments_in(socket) >= 2
+    }
+
     /// Whether `socket` has a connected peer.
     static func hasPeer(_ socket: Int32) -> Bool {
         guard socket >= 0 else { return false }
@@ -131,7 +137,7 @@ final class Link {
     func failure(result: Int32, systemError: Int32) -> LinkFailure {
         LinkFailure(
             result: lost?.result ?? result, systemError: lost?.systemError ?? systemError, connack: nil,
-            libraryErrors: libraryErrors)
+            libraryErrors: libraryErrors, wasConnected: !accepted && wasConnected)
     }
 }
 

@@ -75,6 +75,9 @@ struct LinkFailure: Sendable, Equatable {
     var connack: Int32? = nil
     /// libmosquitto's error log lines during the attempt (OpenSSL's reasons for a TLS failure).
     var libraryErrors: [String] = []
+    /// The TCP connection was up before it failed: something listens there, so a failure that
+    /// looks like "refused or no route" (a reset takes the peer away) is the peer hanging up.
+    var wasConnected = false
 }
 
 extension MQTTError {
@@ -113,6 +116,9 @@ extension MQTTError {
                 return MQTTError(.unreachable, "nothing is listening at \(broker) (connection refused)")
             case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL:
                 return MQTTError(.unreachable, "no route to \(at) (\(systemMessage(failure.systemError)))")
+            case ENOTCONN where tls && failure.wasConnected:
+                return MQTTError(
+                    .tls, "the TLS handshake with \(at) failed: it reset the connection\(plainPortHint)")
             case ENOTCONN:
                 return MQTTError(.unreachable, "cannot connect to \(at) (connection refused or no route)")
             case ECONNRESET,

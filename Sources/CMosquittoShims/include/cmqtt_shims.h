@@ -1,6 +1,12 @@
 #ifndef CMQTT_SHIMS_H
 #define CMQTT_SHIMS_H
 
+// Segments the TCP socket `fd` has received (TCP_INFO's tcpi_segs_in, Linux 4.2), -1 when the
+// kernel does not say. A connection refused got one (the RST); one that was up and then reset got
+// at least two (the SYN-ACK, the RST): after a reset the socket has no peer to show, and this
+// still tells the two apart.
+int cmqtt_tcp_segments_in(int fd);
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <mosquitto.h>
