@@ -116,15 +116,14 @@ extension MQTTError {
                 return MQTTError(.unreachable, "nothing is listening at \(broker) (connection refused)")
             case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL:
                 return MQTTError(.unreachable, "no route to \(at) (\(systemMessage(failure.systemError)))")
-            case ENOTCONN where tls && failure.wasConnected:
+            // Something listens, and reset the connection during the handshake, as a plain port
+            // resets a ClientHello (a reset takes the peer away: ENOTCONN once it was up). Each
+            // pattern has its own `where`: a reset of a plain mqtt:// attempt is not TLS's.
+            case ECONNRESET where tls, EPIPE where tls, ENOTCONN where tls && failure.wasConnected:
                 return MQTTError(
                     .tls, "the TLS handshake with \(at) failed: it reset the connection\(plainPortHint)")
             case ENOTCONN:
                 return MQTTError(.unreachable, "cannot connect to \(at) (connection refused or no route)")
-            case ECONNRESET,
-                EPIPE where tls:
-                return MQTTError(
-                    .tls, "the TLS handshake with \(at) failed: it reset the connection\(plainPortHint)")
             case ETIMEDOUT: return MQTTError(.timeout, "\(at) did not answer (\(systemMessage(ETIMEDOUT)))")
             default:
                 return MQTTError(
