@@ -113,6 +113,12 @@ struct JSONLine {
     }
 
     private mutating func appendString(_ value: String) {
+        Self.appendString(value, to: &bytes)
+    }
+
+    /// `value` as a JSON string, quoted and escaped, onto `bytes`: the one escaping of hrm's JSON
+    /// (JSON lines, and `JSONValue.text` for what hrm passes on).
+    static func appendString(_ value: String, to bytes: inout [UInt8]) {
         var value = value
         value.withUTF8 { utf8 in
             bytes.append(UInt8(ascii: "\""))

@@ -18,7 +18,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, to: &out)
+                JSONLine.appendString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 member.value.write(to: &out)
             }
@@ -37,27 +37,11 @@ extension JSONValue {
                 out.append(contentsOf: JSONLine.number(value).utf8)
             }
         case .string(let value):
-            Self.writeString(value, to: &out)
+            JSONLine.appendString(value, to: &out)
         case .bool(let value):
             out.append(contentsOf: (value ? "true" : "false").utf8)
         case .null:
             out.append(contentsOf: "null".utf8)
         }
-    }
-
-    private static func writeString(_ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20: out.append(contentsOf: Array("\\u00".utf8) + HexPayload.format([byte]).utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }
