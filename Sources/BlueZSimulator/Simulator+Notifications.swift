@@ -1,5 +1,6 @@
 import DBus
 import HeartRate
+import Threads
 
 #if canImport(Glibc)
     import Glibc
@@ -67,7 +68,7 @@ extension Simulator {
         let hex = frame.map { String($0, radix: 16).leftPadded(2) }.joined()
         var delivered = false
         if let fd = device.acquired[measurement.path] {
-            let sentAt = SimulatorLog.monotonicNanoseconds()
+            let sentAt = monotonicNanos()
             let sent = Self.sendFrame(frame, to: fd)
             if sent < 0 && (errno == EPIPE || errno == ECONNRESET) {
                 // The client closed its end: the acquisition is over.
@@ -88,7 +89,7 @@ extension Simulator {
             }
         }
         if !(device.notifySessions[measurement.path] ?? []).isEmpty {
-            let sentAt = SimulatorLog.monotonicNanoseconds()
+            let sentAt = monotonicNanos()
             let type = Scenario.NotificationValueType(rawValue: device.spec.valueType) ?? .bytes
             if type == .bytes {
                 try? connection?.setProperty(

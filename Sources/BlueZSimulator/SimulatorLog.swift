@@ -31,10 +31,6 @@ public final class SimulatorLog: Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    /// CLOCK_MONOTONIC in nanoseconds: the clock other processes (a benchmark's harness) share,
-    /// for `mono_ns` on notify events, taken just before the send.
-    public static func monotonicNanoseconds() -> UInt64 { monotonicNanos() }
-
     public func record(_ event: String, _ fields: [String: Any] = [:]) {
         guard let handle else { return }
         var entry = fields

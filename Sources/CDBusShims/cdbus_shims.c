@@ -24,5 +24,3 @@ void cdbus_error_free(DBusError *error) {
 const char *cdbus_error_name(const DBusError *error) { return error->name; }
 
 const char *cdbus_error_message(const DBusError *error) { return error->message; }
-
-

@@ -216,13 +216,9 @@ final class ClientCore: Sendable {
         case .started(let newThread):
             if newThread {
                 let core = self
-                var failure: LoopThread.StartError? = nil
                 do throws(LoopThread.StartError) {
                     try LoopThread.start(named: "mqtt-loop") { Engine(core: core).run() }
                 } catch {
-                    failure = error
-                }
-                if let failure {
                     let waiters = state.withLock { state in
                         state.threadRunning = false
                         state.mode = .idle
@@ -232,7 +228,7 @@ final class ClientCore: Sendable {
                     for waiter in waiters {
                         waiter.resume(
                             returning: .failure(
-                                MQTTError(.failed, "cannot start the MQTT thread: \(failure.message)")))
+                                MQTTError(.failed, "cannot start the MQTT thread: \(error.message)")))
                     }
                     return
                 }
@@ -261,7 +257,7 @@ final class ClientCore: Sendable {
 
     func timeoutError(_ timeout: Duration) -> MQTTError {
         MQTTError(
-            .timeout, "the broker at \(url.address) did not accept the connection within \(describe(timeout))"
+            .timeout, "the broker at \(url.address) did not accept the connection within \(timeout.shortText)"
         )
     }
 
@@ -498,11 +494,4 @@ final class ClientCore: Sendable {
         continuation.finish()
         for waiter in waiters { waiter.resume() }
     }
-}
-
-/// "500 ms", "10 s": how the messages name a timeout.
-func describe(_ duration: Duration) -> String {
-    let milliseconds = duration.clampedNanoseconds / 1_000_000
-    if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
-    return "\(milliseconds) ms"
 }
