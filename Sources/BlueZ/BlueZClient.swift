@@ -32,10 +32,9 @@ public actor BlueZClient {
     var notifying: Set<AttributePath> = []
     /// StopNotify calls on their way, by characteristic path.
     var stopping: [AttributePath: Task<Void, Never>] = [:]
-    /// The readers of acquired notify sockets, by characteristic path.
-    var acquired: [AttributePath: DatagramReader] = [:]
-    /// What each AcquireNotify stream without an inline handler dropped (see `StreamDrops`).
-    var acquiredDrops: [AttributePath: StreamDrops] = [:]
+    /// The acquired notify sockets, by characteristic path: each one's reader, and what its
+    /// stream dropped (see `StreamDrops`).
+    var acquired: [AttributePath: (reader: DatagramReader, drops: StreamDrops)] = [:]
     /// StartNotify sessions (kept across drops), by characteristic path.
     var sessions: [AttributePath: NotifySession] = [:]
     /// Every call to bluetoothd gets this timeout unless a slower step needs more.

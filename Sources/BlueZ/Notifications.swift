@@ -81,9 +81,7 @@ extension BlueZClient {
     /// Ends notifications on `characteristic` and waits until bluetoothd has been told: the
     /// acquired socket is shut down, or StopNotify has been answered. Call it before Disconnect.
     public func releaseNotifications(_ characteristic: Characteristic) async {
-        if let reader = acquired.removeValue(forKey: characteristic.path) {
-            reader.stop()
-        }
+        acquired.removeValue(forKey: characteristic.path)?.reader.stop()
         await stopNotify(characteristic)
     }
 
@@ -145,8 +143,7 @@ extension BlueZClient {
                     continuation.finish()
                 }
             })
-        acquired[characteristic.path] = reader
-        acquiredDrops[characteristic.path] = drops
+        acquired[characteristic.path] = (reader, drops)
         let path = characteristic.path
         continuation.onTermination = { [weak self] _ in
             reader.stop()
@@ -156,10 +153,7 @@ extension BlueZClient {
     }
 
     func forget(_ reader: DatagramReader, at path: AttributePath) {
-        if acquired[path] === reader {
-            acquired[path] = nil
-            acquiredDrops[path] = nil
-        }
+        if acquired[path]?.reader === reader { acquired[path] = nil }
     }
 
     /// Notifications by StartNotify and PropertiesChanged on Value, passed on by the mirror in
