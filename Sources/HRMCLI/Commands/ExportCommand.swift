@@ -75,16 +75,7 @@ public struct ExportCommand: ParsableCommand {
 
     public func run() throws {
         StandardOutput.prepare()
-        let input: TextInput
-        do {
-            input = try RRInput.contents(of: session)
-        } catch {
-            StandardOutput.diagnostic("hrm export: \(error)")
-            throw ExitCode(error.isUnreadable ? 66 : 65)  // EX_NOINPUT, EX_DATAERR
-        }
-        if let warning = input.tornTailWarning {
-            StandardOutput.diagnostic("hrm export: warning: \(warning)")
-        }
+        let input = try RRInput.contents(of: session, for: "export")
         let text = input.text
         let source = input.source
         // Refused before any work: the input itself, an existing file without --force, a link.

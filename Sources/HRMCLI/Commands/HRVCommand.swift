@@ -93,16 +93,7 @@ public struct HRVCommand: ParsableCommand {
         let sources = files.isEmpty ? ["-"] : files
         var series = RRSeries()
         for path in sources {
-            let input: TextInput
-            do {
-                input = try RRInput.contents(of: path)
-            } catch {
-                StandardOutput.diagnostic("hrm hrv: \(error)")
-                throw ExitCode(error.isUnreadable ? 66 : 65)  // EX_NOINPUT, EX_DATAERR
-            }
-            if let warning = input.tornTailWarning {
-                StandardOutput.diagnostic("hrm hrv: warning: \(warning)")
-            }
+            let input = try RRInput.contents(of: path, for: "hrv")
             do {
                 var warnings: [String] = []
                 try RRInput.gather(input.text, source: input.source, into: &series, warnings: &warnings)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import InputFiles
 
 #if canImport(Glibc)
@@ -78,5 +79,21 @@ enum RRInput {
     static func contents(of path: String) throws(InputError) -> TextInput {
         if path == "-" { return try TextInput.read(STDIN_FILENO, source: name(of: path)) }
         return try TextInput.file(path, source: name(of: path))
+    }
+
+    /// `contents(of:)` for `hrm COMMAND`: what cannot be read said on stderr and ended with 66
+    /// (EX_NOINPUT), or 65 (EX_DATAERR) for a line too long; a torn end a warning.
+    static func contents(of path: String, for command: String) throws(ExitCode) -> TextInput {
+        let input: TextInput
+        do {
+            input = try contents(of: path)
+        } catch {
+            StandardOutput.diagnostic("hrm \(command): \(error)")
+            throw ExitCode(error.isUnreadable ? 66 : 65)
+        }
+        if let warning = input.tornTailWarning {
+            StandardOutput.diagnostic("hrm \(command): warning: \(warning)")
+        }
+        return input
     }
 }
