@@ -90,6 +90,19 @@ class Serve:
         return {"stdout": self.stdout_lines(), "stderr": self.stderr_lines, "port": self.port}
 
 
+def read_to_end(sock):
+    """What `sock` receives until the peer closes, and the error that ended it sooner (or None)."""
+    received = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return received, None
+            received += chunk
+    except OSError as error:  # socket.timeout among them
+        return received, error
+
+
 def request(port, data, timeout=5, rcvbuf=None):
     """Sends raw bytes; returns {status, headers, body} of the answer (read to the end)."""
     sock = socket.socket()
@@ -101,18 +114,12 @@ def request(port, data, timeout=5, rcvbuf=None):
         sock.sendall(data)
     except OSError:
         pass  # the server may close while a huge request is still going out
-    received = b""
     try:
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            received += chunk
-    except OSError as error:
-        if not received:
-            return {"status": None, "error": str(error)}
+        received, error = read_to_end(sock)
     finally:
         sock.close()
+    if error is not None and not received:
+        return {"status": None, "error": str(error)}
     head, _, body = received.partition(b"\r\n\r\n")
     lines = head.decode(errors="replace").split("\r\n")
     status = int(lines[0].split()[1]) if lines and len(lines[0].split()) > 1 else None
@@ -165,19 +172,9 @@ def exchange(port, data, timeout=10):
         sock.sendall(data)
     except OSError as error:
         return {"answers": [], "ended": str(error)}
-    received, ended = b"", "closed"
-    try:
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            received += chunk
-    except socket.timeout:
-        ended = "timeout"
-    except OSError:
-        pass
+    received, error = read_to_end(sock)
     sock.close()
-    return {"answers": responses(received), "ended": ended}
+    return {"answers": responses(received), "ended": "timeout" if isinstance(error, socket.timeout) else "closed"}
 
 
 def first_head(port, data, timeout=10):
