@@ -1,11 +1,6 @@
+import HRMCLI
 import NIOCore
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// The names and addresses by which this machine is reached beyond loopback: its host name (also
 /// as `NAME.local`, mDNS), and every interface's address. Listening beyond loopback, a `Host` is
@@ -27,7 +22,7 @@ final class MachineNames: Sendable {
     }
 
     /// The host name as people type it, for the log line: nil when it cannot be had.
-    var hostName: String? { Self.hostName() }
+    var hostName: String? { HostName.current() }
 
     /// `name` (lowercased, without brackets or port) is this machine's.
     func contains(_ name: String) -> Bool {
@@ -55,16 +50,9 @@ final class MachineNames: Sendable {
         return (try? SocketAddress(ipAddress: text, port: 0))?.ipAddress
     }
 
-    static func hostName() -> String? {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? nil : name
-    }
-
     /// The host name, its first label (`pi` of `pi.lan`) and `.local` forms, lowercased.
     static func hostNames() -> Set<String> {
-        guard let name = hostName()?.lowercased() else { return [] }
+        guard let name = HostName.current()?.lowercased() else { return [] }
         var names: Set<String> = [name, name + ".local"]
         if let first = name.split(separator: ".").first {
             names.insert(String(first))

@@ -1,12 +1,6 @@
 public import ArgumentParser
 import MQTT
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// `--mqtt URL` and what goes with it: where watch publishes, under which names.
 public struct MQTTArguments: ParsableArguments, Sendable {
     @Option(
@@ -71,10 +65,7 @@ public struct MQTTArguments: ParsableArguments, Sendable {
 
     /// The host name, made a valid topic level; `hrm` when there is none.
     static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "hrm" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return MQTTTopics.level(name) ?? "hrm"
+        HostName.current().flatMap(MQTTTopics.level) ?? "hrm"
     }
 }
 
