@@ -1,5 +1,8 @@
 import Foundation
+import HeartRate
 import Testing
+
+@testable import HRMCLI
 
 /// `hrm watch`, the built binary, against hrm-sim's scenarios: choosing a strap, Bluetooth being
 /// unavailable, routine connect failures, drops in both GATT cache modes, energy reset while
@@ -116,27 +119,12 @@ import Testing
             })
     }
 
-    /// A Heart Rate Measurement's heart rate and RR intervals, `bpm [rr, ...]`, from its hex.
+    /// A Heart Rate Measurement's heart rate and RR intervals, `bpm [rr, ...]`, from hrm-sim's hex
+    /// (what it sent; the decoder is only the means of reading it back).
     static func frame(hex: String) -> String {
-        var bytes: [Int] = []
-        var digits = hex[...]
-        while digits.count >= 2, let byte = Int(digits.prefix(2), radix: 16) {
-            bytes.append(byte)
-            digits = digits.dropFirst(2)
-        }
-        guard let flags = bytes.first, bytes.count >= 2 else { return "?" }
-        let wide = flags & 1 != 0
-        let bpm = wide && bytes.count >= 3 ? bytes[1] | bytes[2] << 8 : bytes[1]
-        var index = wide ? 3 : 2
-        if flags & 0x08 != 0 { index += 2 }
-        var rr: [Int] = []
-        if flags & 0x10 != 0 {
-            while index + 1 < bytes.count {
-                rr.append(bytes[index] | bytes[index + 1] << 8)
-                index += 2
-            }
-        }
-        return "\(bpm) \(rr)"
+        guard let bytes = try? HexPayload.parse(hex), let frame = try? HeartRateMeasurement(decoding: bytes)
+        else { return "?" }
+        return "\(frame.heartRate) \(frame.rrIntervals.ticks.map(Int.init))"
     }
 
     /// The link drops for 2 s after the 8th notification; 14 measurements span it. Every
