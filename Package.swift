@@ -22,8 +22,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        // Deque: a queue that drops its oldest in O(1) (already built for Hummingbird's sake).
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // Already there under Hummingbird; named because hrm-serve uses NIO's HTTP types directly.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
@@ -73,7 +71,6 @@ let package = Package(
                 "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn", "MQTT", "CTOMLShims", "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),

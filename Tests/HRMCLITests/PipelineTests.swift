@@ -261,6 +261,22 @@ func bpm(_ event: MonitorEvent) -> Int? {
 
 /// `hrm serve`'s order on a stop: the clients are closed (whenStopped, awaited) before the
 /// session's task is cancelled, which is what lets the strap go.
+/// QueuedSink's queue: dropping the oldest keeps the order of what waits, across the cut-offs
+/// of the dropped front.
+@Suite struct EventQueueTests {
+    @Test func dropOldestKeepsTheNewestInOrder() {
+        var queue = EventQueue()
+        let capacity = 4
+        for value in 0..<250 {
+            if queue.count == capacity { queue.removeFirst() }
+            queue.append(measurement(UInt8(value)))
+            #expect(queue.waiting.compactMap(bpm) == Array(max(0, value - capacity + 1)...value))
+        }
+        queue.removeAll(keepingCapacity: true)
+        #expect(queue.isEmpty && queue.waiting.isEmpty)
+    }
+}
+
 @Suite struct SessionStopOrderTests {
     actor Order {
         var steps: [String] = []

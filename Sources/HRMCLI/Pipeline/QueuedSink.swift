@@ -1,4 +1,3 @@
-import DequeModule
 import Synchronization
 
 /// A sink whose work may be slow (a file, a network client): it runs on a task of its own,
@@ -115,8 +114,8 @@ final class QueuedSink: EventSink {
 /// The events waiting for a `QueuedSink`'s sink, and its task's side of them.
 private final class Queue: Sendable {
     struct State {
-        /// A deque: `.dropOldest` at capacity removes the first in O(1), under the pipeline's send.
-        var queue = Deque<MonitorEvent>()
+        /// `.dropOldest` at capacity removes the first in O(1), under the pipeline's send.
+        var queue = EventQueue()
         /// Events dropped (`.dropOldest`) and not reported yet.
         var dropped = 0
         /// The queue overflowed under `.dropSink`.
@@ -162,15 +161,15 @@ private final class Queue: Sendable {
         }
     }
 
-    private func take(gather: Duration) async -> (Deque<MonitorEvent>, Int, Bool, Bool) {
+    private func take(gather: Duration) async -> ([MonitorEvent], Int, Bool, Bool) {
         while true {
-            let taken = state.withLock { state -> (Deque<MonitorEvent>, Int, Bool, Bool)? in
+            let taken = state.withLock { state -> ([MonitorEvent], Int, Bool, Bool)? in
                 guard state.hasWork else { return nil }
                 defer {
                     state.queue.removeAll(keepingCapacity: true)
                     state.dropped = 0
                 }
-                return (state.queue, state.dropped, state.overflowed, state.ended)
+                return (Array(state.queue.waiting), state.dropped, state.overflowed, state.ended)
             }
             if let taken { return taken }
             await withCheckedContinuation { continuation in
@@ -184,5 +183,34 @@ private final class Queue: Sendable {
             let ending = state.withLock { $0.ended }
             if gather > .zero, !ending { try? await Task.sleep(for: gather) }
         }
+    }
+}
+
+/// Events oldest first, in an Array read from `head` on. Dropping the oldest moves `head` (O(1));
+/// the dropped front is cut off once it is as long as what waits, so each event is moved at most
+/// once (amortised O(1)): no copy per event, and no collections library in `hrm watch`.
+struct EventQueue {
+    private var events: [MonitorEvent] = []
+    private var head = 0
+
+    /// The events waiting, oldest first.
+    var waiting: ArraySlice<MonitorEvent> { events[head...] }
+    var count: Int { events.count - head }
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ event: MonitorEvent) { events.append(event) }
+
+    /// Drops the oldest waiting event (there must be one).
+    mutating func removeFirst() {
+        head += 1
+        if head >= count {
+            events.removeFirst(head)
+            head = 0
+        }
+    }
+
+    mutating func removeAll(keepingCapacity: Bool = false) {
+        events.removeAll(keepingCapacity: keepingCapacity)
+        head = 0
     }
 }
