@@ -27,7 +27,7 @@ struct MonitorEvent: Sendable {
         /// A strap's session in figures, sent just before the `stopped` status.
         indirect case summary(SessionReport)
         /// A stable `code`, a message for people, and the payload's hex for a malformed frame.
-        case error(code: String, message: String, hex: String?)
+        case error(code: EventErrorCode, message: String, hex: String?)
     }
 
     let time: Timestamp
@@ -108,7 +108,7 @@ enum MonitorEventJSON {
         case .summary(let report):
             report.addFields(to: &json)
         case .error(let code, let message, let hex):
-            json.add("code", code)
+            json.add("code", code.rawValue)
             json.add("message", message)
             if let hex { json.add("hex", hex) }
         }

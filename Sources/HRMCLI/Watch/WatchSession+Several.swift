@@ -188,6 +188,7 @@ extension WatchSession {
     private func reportStrapFailure(_ error: BlueZError, device: String?) {
         pipeline.send(
             MonitorEvent(
-                device: device, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)))
+                device: device,
+                kind: .error(code: EventErrorCode(error.code), message: error.message, hex: nil)))
     }
 }
