@@ -145,6 +145,10 @@ import Testing
         let result = try await HRMProcess.runUnderSim("basic", ["watch", "--scan-timeout", "1", "Garmin"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no 'Garmin' found"))
+        // What was there instead (#26 item 10): the strap nearby, by name and address.
+        #expect(
+            result.stderr.contains("; heart-rate monitor seen: Polar H10 7E102030 (D2:4B:7E:10:20:30)"),
+            "\(result.stderr)")
     }
 
     /// `hrm ARGUMENTS` under hrm-sim, sent SIGTERM (through hrm-sim, which passes it on) once its

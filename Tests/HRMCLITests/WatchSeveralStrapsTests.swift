@@ -88,6 +88,13 @@ import Testing
             "two-straps", ["watch", "--scan-timeout", "1", "polar", "suunto"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("none of 'polar', 'suunto' found in 1.0 s"), "\(result.stderr)")
+        // What was there instead, strongest first (#26 item 10); the bike computer, not a heart-rate
+        // monitor, is not among them.
+        #expect(
+            result.stderr.contains(
+                "; heart-rate monitors seen: HRM-Pro:123456 (C0:FF:EE:00:00:01), TICKR 1A2B (C0:FF:EE:00:00:02)"
+            ),
+            "\(result.stderr)")
     }
 
     /// `ADAPTER/DEVICE`: the adapter named per strap; one that does not exist is an error before

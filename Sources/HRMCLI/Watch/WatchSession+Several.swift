@@ -15,6 +15,7 @@ extension WatchSession {
         var assignments: [Assignment] = []
         var missing: [StrapRequest] = []
         var seekers: [StrapSeeker] = []
+        var sightings: [Sightings] = []
         do throws(BlueZError) {
             // Two spellings of one adapter (hci0 and its address) are one adapter: one gate.
             var gates: [(path: AdapterPath, gate: ConnectGate)] = []
@@ -30,6 +31,7 @@ extension WatchSession {
                 let finder = DeviceFinder(
                     client: client, adapter: adapter, wanted: nil, scanTimeout: options.scanTimeout,
                     scanning: { status(.scanning) })
+                sightings.append(finder.sightings)
                 let found: [DiscoveredDevice?] =
                     options.all
                     ? try await finder.findAll() : try await finder.find(each: requests.map(\.wanted))
@@ -58,7 +60,11 @@ extension WatchSession {
             let what =
                 options.all
                 ? "no heart-rate monitor" : "none of " + missing.map(\.spoken).joined(separator: ", ")
-            return .failed(BlueZError(.deviceNotFound, "\(what) found in \(searched)"), device: nil)
+            return .failed(
+                BlueZError(
+                    .deviceNotFound,
+                    "\(what) found in \(searched)" + (options.all ? "" : Sightings.told(sightings))),
+                device: nil)
         }
         for request in missing {
             reportStrapFailure(

@@ -160,7 +160,10 @@ struct WatchSession: Sendable {
                 if Task.isCancelled { return .stopped(device: nil) }
                 let what = request?.spoken ?? "heart-rate monitor"
                 return .failed(
-                    BlueZError(.deviceNotFound, "no \(what) found in \(options.scanTimeout.spoken)"),
+                    BlueZError(
+                        .deviceNotFound,
+                        "no \(what) found in \(options.scanTimeout.spoken)"
+                            + (request == nil ? "" : Sightings.told([finder.sightings]))),
                     device: nil)
             }
             device = target.address.description
