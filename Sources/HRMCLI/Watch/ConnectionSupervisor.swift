@@ -146,7 +146,8 @@ struct ConnectionSupervisor: Sendable {
                 holdings.notifications = measurement
                 break
             }
-            status(.disconnected)
+            // bluetoothd says no more than Connected=false (5.66 has no reason on the bus).
+            status(.disconnected, "the link dropped")
             if !reconnect {
                 // The link is gone already: nothing to disconnect.
                 holdings.connection = false

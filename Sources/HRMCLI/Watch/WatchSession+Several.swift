@@ -140,7 +140,7 @@ extension WatchSession {
             var remaining = assignments.count
             var fatal: (error: BlueZError, device: String)? = nil
             var last: (error: BlueZError, device: String)? = nil
-            var dropped = false
+            var dropped: String? = nil
             while remaining > 0, let finished = await group.next() {
                 let (device, result): (String, Result<ConnectionSupervisor.Outcome, BlueZError>)
                 switch finished {
@@ -161,7 +161,15 @@ extension WatchSession {
                 case .success(.stopped):
                     continue
                 case .success(.dropped):
-                    dropped = true
+                    dropped = device
+                    if remaining > 0 {
+                        reportStrapFailure(
+                            BlueZError(
+                                .disconnected,
+                                "the link dropped and --no-reconnect was given: not reconnecting; watching the others"
+                            ),
+                            device: device)
+                    }
                 case .failure(let error) where error.code == .cancelled:
                     continue
                 case .failure(let error) where Self.concernsEveryStrap(error):
@@ -181,7 +189,7 @@ extension WatchSession {
             if let fatal { return .failed(fatal.error, device: fatal.device) }
             if stop.reason != nil { return .stopped(device: nil) }
             if let last { return .failed(last.error, device: last.device) }
-            return dropped ? .dropped : .stopped(device: nil)
+            return dropped.map { .dropped(device: $0) } ?? .stopped(device: nil)
         }
     }
 

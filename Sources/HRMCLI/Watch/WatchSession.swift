@@ -102,8 +102,9 @@ struct WatchSession: Sendable {
     enum Ending: Sendable {
         /// Stopped (a limit, Ctrl-C, a closed stdout), with the strap it was watching if any.
         case stopped(device: String?)
-        /// The link dropped and --no-reconnect was given.
-        case dropped
+        /// The link dropped and --no-reconnect was given: the strap whose link dropped (the last
+        /// one, of several).
+        case dropped(device: String?)
         case failed(BlueZError, device: String?)
     }
 
@@ -173,7 +174,7 @@ struct WatchSession: Sendable {
                 reconnect: options.reconnect)
             switch try await supervisor.run() {
             case .stopped: return .stopped(device: device)
-            case .dropped: return .dropped
+            case .dropped: return .dropped(device: device)
             }
         } catch {
             return .failed(error, device: device)
@@ -192,7 +193,19 @@ struct WatchSession: Sendable {
         switch ending {
         case .stopped(let device):
             return stopped(device)
-        case .dropped:
+        case .dropped(let device):
+            // Said, then ended as a stop is (the summary, `stopped`), with the status that tells
+            // a service manager the run did not end as asked: a unit with --no-reconnect restarts.
+            pipeline.send(
+                MonitorEvent(
+                    device: device,
+                    kind: .error(
+                        code: EventErrorCode(.disconnected),
+                        message:
+                            "the link to \(device ?? "the strap") dropped and --no-reconnect was given: not reconnecting",
+                        hex: nil)),
+                waitingAtMost: .seconds(2))
+            _ = stopped(nil)
             return 1
         case .failed(let error, let device):
             // Ctrl-C while a call was on its way is a stop asked for, not a failure.
