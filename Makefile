@@ -35,6 +35,11 @@ ifneq ($(PREFIX),/usr/local)
 RELEASE_PREFIX_FLAGS := -Xcc '-DHRM_INSTALL_PREFIX="$(PREFIX)"'
 endif
 
+# The static link warns "the use of `mktemp' is dangerous": that is FoundationEssentials'
+# createTemporaryFile (Data+Writing.swift.o, behind Data.write(options: .atomic)), which every
+# program linking FoundationEssentials carries. hrm-sim and hrm-serve use Foundation; hrm gets it
+# through swift-argument-parser (Utilities/Foundation.swift). hrm never writes through it (its
+# files go through write(2) with O_EXCL), so the warning concerns code hrm does not run.
 release:
 	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_PREFIX_FLAGS) $(SWIFT_BUILD_FLAGS)
 	@$(MAKE) --no-print-directory release-docs
