@@ -59,6 +59,31 @@ import Testing
         #expect(renderer.finish() == "\n")
     }
 
+    /// A frame without RR intervals (or a 99 after a 100) leaves the fields after it where they
+    /// were: fixed columns, a blank where a field has no value now (#26 item 5).
+    @Test func liveLineFieldsKeepTheirColumns() throws {
+        var renderer = LiveRenderer(colour: false, width: { 200 })
+        _ = renderer.render(MonitorEvent(device: address, kind: .battery(percent: 80)))
+        func column(of field: String, in line: String?) -> Int? {
+            guard let line, let range = line.range(of: field) else { return nil }
+            return line.distance(from: line.startIndex, to: range.lowerBound)
+        }
+        // 100 bpm with two RR intervals, then 99 bpm without any.
+        let withRR = renderer.render(try measurement([0x16, 100, 0x4D, 0x03, 0x00, 0x03], at: 0))
+        let without = renderer.render(try measurement([0x06, 99], at: 1000))
+        let first = try #require(column(of: "battery 80 %", in: withRR), "\(withRR ?? "")")
+        #expect(column(of: "battery 80 %", in: without) == first, "\((without ?? "").debugDescription)")
+        #expect(column(of: "contact ✓", in: withRR) == column(of: "contact ✓", in: without))
+        #expect(without?.contains("RR") == false)
+        // A wider RR field widens its column once, and it stays that wide.
+        let wider = renderer.render(
+            try measurement([0x16, 100, 0x4D, 0x03, 0x00, 0x03, 0x00, 0x03], at: 2000))
+        let widened = try #require(column(of: "battery 80 %", in: wider))
+        #expect(widened > first)
+        #expect(
+            column(of: "battery 80 %", in: renderer.render(try measurement([0x06, 99], at: 3000))) == widened)
+    }
+
     @Test func colourOnlyWhenAsked() throws {
         var plain = LiveRenderer(colour: false)
         var coloured = LiveRenderer(colour: true)
