@@ -42,7 +42,8 @@ struct LiveRenderer: EventRenderer {
             // The bell: a person in the middle of a workout hears it without looking.
             return "\u{07}" + scroll(paint("!! \(WatchText.alert(alert))", warn: true))
         case .summary(let report):
-            return scroll(paint("-- summary: \(report.text)", dim: true))
+            let lines = WatchText.summary(report, lead: "-- summary: ", width: width())
+            return scroll(lines.map { paint($0, dim: true) }.joined(separator: "\n"))
         case .info(let name, let location, let battery, let manufacturer, let model):
             self.battery = battery ?? self.battery
             let line = WatchText.info(
