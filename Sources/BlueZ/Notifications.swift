@@ -212,7 +212,10 @@ extension BlueZClient {
     }
 
     func startSession(_ characteristic: Characteristic) throws(BlueZError) -> NotifySession {
-        let session = try NotifySession(device: characteristic.devicePath.objectPath)
+        // Value signals numbered so far came before the session: a gap is counted after them.
+        let session = try NotifySession(
+            device: characteristic.devicePath.objectPath,
+            numberedFrom: valueNumbers.current(characteristic.path.objectPath))
         sessions[characteristic.path] = session
         return session
     }
@@ -222,16 +225,19 @@ extension BlueZClient {
     }
 
     /// Passes a change the mirror has applied to the StartNotify sessions it concerns, in bus
-    /// order: a characteristic's Value (a byte array, or malformed), a device's Connected=false.
-    /// Only appends to their queues: whatever their consumers do, the mirror goes on.
-    func routeToSessions(_ change: PropertiesChanged) {
-        if let value = change.changed["Value"], change.interface == Self.characteristicInterface,
+    /// order: a characteristic's Value signal (a byte array, or malformed; `valueNumber` is its
+    /// number, from which the session counts those the mirror's stream dropped), a device's
+    /// Connected=false. A Value without a number (found by loading the objects again) is no
+    /// notification. Only appends to their queues: whatever their consumers do, the mirror goes on.
+    func routeToSessions(_ change: PropertiesChanged, valueNumber: UInt64?) {
+        if let valueNumber, let value = change.changed["Value"],
+            change.interface == Self.characteristicInterface,
             let session = sessions[AttributePath(change.path)]
         {
             if case .bytes(let bytes) = value {
-                session.deliver(bytes)
+                session.deliver(bytes, number: valueNumber)
             } else {
-                session.deliverWrongType(value)
+                session.deliverWrongType(value, number: valueNumber)
             }
         } else if change.changed["Connected"] == .boolean(false), change.interface == Self.deviceInterface {
             for session in sessions.values where session.device == change.path { session.linkDropped() }
