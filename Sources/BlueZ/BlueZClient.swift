@@ -37,8 +37,11 @@ public actor BlueZClient {
     private var lossWaiters: [Int: AsyncStream<Void>.Continuation] = [:]
     /// Characteristics with a StartNotify session of ours, by path.
     var notifying: Set<AttributePath> = []
-    /// StopNotify calls on their way, by characteristic path.
+    /// StopNotify calls on their way, by characteristic path (kept in `tasks` too).
     var stopping: [AttributePath: Task<Void, Never>] = [:]
+    /// The tasks started from callbacks (a stream's or a socket's end) and the relays of streams
+    /// handed out: close() cancels them and waits for them.
+    nonisolated let tasks = ClientTasks()
     /// The acquired notify sockets, by characteristic path: each one's reader, and what its
     /// stream dropped (see `StreamDrops`).
     var acquired: [AttributePath: (reader: DatagramReader, drops: StreamDrops)] = [:]
@@ -211,8 +214,9 @@ public actor BlueZClient {
         watchers.removeValue(forKey: id)?.finish()
     }
 
-    /// Ends every notification session and watcher (their streams finish), then closes the bus
-    /// connection. The client is of no use afterwards.
+    /// Ends every notification session and watcher (their streams finish), stops the tasks the
+    /// client started and waits for them (the mirror's follower, relays, calls on their way),
+    /// then closes the bus connection. The client is of no use afterwards.
     public func close() async {
         follower?.cancel()
         await follower?.value
@@ -222,6 +226,7 @@ public actor BlueZClient {
         lossWaiters = [:]
         for session in sessions.values { session.close() }
         sessions = [:]
+        await tasks.close()
         await connection.close()
     }
 

@@ -121,6 +121,7 @@ extension BlueZClient {
         // bluetoothd closes the socket just before it announces Connected=false: finish once the
         // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
         let device = characteristic.devicePath.objectPath
+        let tasks = self.tasks
         let reader = try DatagramReader(
             socket: socket, mtu: Int(mtu),
             deliver: tracing(
@@ -130,7 +131,7 @@ extension BlueZClient {
                     "notify socket of \(characteristic.path.objectPath) closed by \(byPeer ? "bluetoothd" : "hrm")"
                 )
                 guard byPeer else { return continuation.finish() }
-                Task {
+                tasks.run {
                     _ = try? await self?.wait("Connected to go false", timeout: .seconds(2)) {
                         mirror -> WaitOutcome<Bool> in
                         if case .boolean(true)? = mirror.properties(device, Self.deviceInterface)?[
@@ -147,7 +148,7 @@ extension BlueZClient {
         let path = characteristic.path
         continuation.onTermination = { [weak self] _ in
             reader.stop()
-            Task { await self?.forget(reader, at: path) }
+            tasks.run { await self?.forget(reader, at: path) }
         }
         return stream
     }
@@ -203,10 +204,11 @@ extension BlueZClient {
             of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(NotifySession.capacity))
         if let fellBack { continuation.yield(.fellBackToStartNotify(fellBack)) }
         session.attach(continuation, inline: inline)
+        let tasks = self.tasks
         continuation.onTermination = { [weak self] termination in
             guard case .cancelled = termination else { return }
             session.detach()
-            Task { await self?.stopNotify(characteristic) }
+            tasks.run { await self?.stopNotify(characteristic) }
         }
         return stream
     }
@@ -252,7 +254,7 @@ extension BlueZClient {
         if notifying.remove(characteristic.path) != nil {
             let connection = self.connection
             let timeout = callTimeout
-            stopping[characteristic.path] = Task {
+            stopping[characteristic.path] = tasks.run {
                 _ = try? await connection.call(
                     destination: Self.service, path: characteristic.path.objectPath,
                     interface: BlueZNames.Call.characteristic, member: "StopNotify", timeout: timeout)
