@@ -33,7 +33,7 @@ public actor BlueZClient {
     private var watchers: [Int: AsyncStream<ObjectEvent>.Continuation] = [:]
     private var nextWatcher = 0
     /// The connection to the bus is gone (not closed by us).
-    private(set) var busGone = false
+    private var busGone = false
     private var lossWaiters: [Int: AsyncStream<Void>.Continuation] = [:]
     /// Characteristics with a StartNotify session of ours, by path.
     var notifying: Set<AttributePath> = []
