@@ -6,8 +6,6 @@ struct HRMProcess {
         let status: Int32
         let stdout: String
         let stderr: String
-        /// With `terminateWhen`: how long the process took to exit after SIGTERM.
-        var secondsToExit: Double? = nil
         var stdoutLines: [String] {
             stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         }
@@ -80,21 +78,18 @@ struct HRMProcess {
         signal(SIGPIPE, SIG_IGN)
         if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        var stopAt: Date? = nil
         if let ready {
             let limit = Date(timeIntervalSinceNow: patience.inSeconds)
             while Date() < limit, !ready((try? String(contentsOf: outURL, encoding: .utf8)) ?? "") {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            stopAt = Date()
             process.terminate()
         }
         await exited.wait()
         return Result(
             status: process.terminationStatus,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8),
-            secondsToExit: stopAt.map { Date().timeIntervalSince($0) })
+            stderr: try String(contentsOf: errURL, encoding: .utf8))
     }
 
     /// Call before `process.run()`; `wait()` then returns once it has exited, without holding a

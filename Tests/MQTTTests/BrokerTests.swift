@@ -175,7 +175,8 @@ import Testing
         options.connectTimeout = .seconds(60)
         let client = try MQTTClient(MQTTBrokerURL(parsing: "mqtt://127.0.0.1:\(hole.port)"), options: options)
         let attempt = Task { await connectError(client) }
-        try await Task.sleep(for: .milliseconds(200))
+        // Cancelled while it waits for the broker's answer: once its TCP connection is in.
+        #expect(await eventually { hole.hasPendingConnection })
         let clock = ContinuousClock()
         let start = clock.now
         attempt.cancel()
