@@ -46,7 +46,8 @@ public actor Simulator {
 
     struct DeviceState {
         let index: Int
-        let spec: Scenario.Device
+        /// Its `appearAt` moves to the moment of a `device-appear` event.
+        var spec: Scenario.Device
         let address: SimulatedAddress
         let path: ObjectPath
         let adapter: String
