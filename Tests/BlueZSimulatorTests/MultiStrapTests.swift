@@ -153,16 +153,15 @@ import Testing
     /// concurrentConnects refuse: a Connect while another strap's is pending fails at once with
     /// InProgress; issued one after the other, all succeed.
     @Test func refusedConcurrentConnectAndSerialisedOnes() async throws {
-        // The first strap takes long enough that the refusal surely comes while it is pending.
-        try await Self.withRig("busy-connects", adjust: { $0.devices[0].connectDelay = 1.5 }) { rig in
+        try await Self.withRig("busy-connects") { rig in
+            // The first strap's Connect stays pending until the refusal has come.
+            await rig.simulator.holdConnects(address: Self.busy[0])
             async let first = Self.connect(rig, Self.busy[0])
             try await Self.untilPending(rig, Self.busy[0])
             let refused = await Self.connect(rig, Self.busy[1])
             #expect(refused?.name.rawValue == "org.bluez.Error.InProgress")
             #expect(refused?.message == "In Progress")
-            #expect(
-                await rig.simulator.connectPending(address: Self.busy[0]),
-                "refused at once, while the first was pending")
+            await rig.simulator.holdConnects(address: Self.busy[0], false)
             #expect(await first == nil)
             // One at a time: no error.
             #expect(await Self.connect(rig, Self.busy[1]) == nil)
@@ -176,14 +175,13 @@ import Testing
             "busy-connects",
             adjust: { scenario in
                 scenario.adapters[0].concurrentConnects = "allow"
-                scenario.devices[0].connectDelay = 1.5
             }
         ) { rig in
+            await rig.simulator.holdConnects(address: Self.busy[0])
             async let first = Self.connect(rig, Self.busy[0])
             try await Self.untilPending(rig, Self.busy[0])
-            #expect(await Self.connect(rig, Self.busy[1]) == nil)
-            #expect(
-                await rig.simulator.connectPending(address: Self.busy[0]), "the second connected meanwhile")
+            #expect(await Self.connect(rig, Self.busy[1]) == nil, "the second connected meanwhile")
+            await rig.simulator.holdConnects(address: Self.busy[0], false)
             #expect(await first == nil)
         }
     }
@@ -197,15 +195,16 @@ import Testing
             "busy-connects",
             adjust: { scenario in
                 scenario.adapters[0].concurrentConnects = mode
-                scenario.devices[0].connectDelay = 1.5
             }
         ) { rig in
             let strap = Self.busy[0]
+            await rig.simulator.holdConnects(address: strap)
             async let first = Self.connect(rig, strap)
             try await Self.untilPending(rig, strap)
             let again = await Self.connect(rig, strap)
             #expect(again?.name.rawValue == "org.bluez.Error.Failed")
             #expect(again?.message == "Operation already in progress")
+            await rig.simulator.holdConnects(address: strap, false)
             #expect(await first == nil)
             #expect(await Self.connect(rig, strap) == nil, "connected: returns at once")
         }
@@ -214,11 +213,13 @@ import Testing
     /// A Disconnect ends a pending Connect: it fails with `br-connection-canceled` (5.66,
     /// confirmed in the lab) and the strap stays disconnected.
     @Test func disconnectCancelsAPendingConnect() async throws {
-        try await Self.withRig("busy-connects", adjust: { $0.devices[2].connectDelay = 1.5 }) { rig in
+        try await Self.withRig("busy-connects") { rig in
             let strap = Self.busy[2]
+            await rig.simulator.holdConnects(address: strap)
             async let pending = Self.connect(rig, strap)
             try await Self.untilPending(rig, strap)
             try await Self.disconnect(rig, strap)
+            await rig.simulator.holdConnects(address: strap, false)
             let cancelled = await pending
             #expect(cancelled?.name.rawValue == "org.bluez.Error.Failed")
             #expect(cancelled?.message == "br-connection-canceled")
