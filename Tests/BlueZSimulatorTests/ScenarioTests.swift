@@ -253,7 +253,7 @@ import Testing
             ])
         #expect(
             try ScenarioCatalog.load("basic").events == [
-                .battery(.at(8), device: "D2:4B:7E:10:20:30", percent: 86)
+                .battery(.afterNotifications(8), device: "D2:4B:7E:10:20:30", percent: 86)
             ])
     }
 

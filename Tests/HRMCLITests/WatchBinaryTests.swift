@@ -39,8 +39,8 @@ import Testing
         let result = try await HRMProcess.runUnderSim(
             "basic", ["watch", "--json", "--count", "3", "Polar"], log: log)
         #expect(result.status == 0)
-        // The scenario's battery change at 8 s lands in a run that a loaded machine slowed down;
-        // battery events are checked on their own elsewhere.
+        // The scenario's battery change after the 8th notification may come before hrm stops
+        // (the strap notifies on while hrm ends); battery events are checked on their own elsewhere.
         let events = Self.lines(result.stdout).filter { $0["type"] as? String != "battery" }
         #expect(
             events.map { $0["type"] as? String ?? "" } == [
