@@ -12,6 +12,17 @@ final class ClientTracker: Sendable {
     private struct State {
         var present: Set<String> = []
         var running = 0
+        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+
+        var settled: Bool { present.isEmpty && running == 0 }
+
+        /// Those waiting, once settled.
+        mutating func wake() -> [CheckedContinuation<Void, Never>] {
+            guard settled else { return [] }
+            defer { waiting = [:] }
+            return Array(waiting.values)
+        }
     }
     private let state = Mutex(State())
 
@@ -22,10 +33,44 @@ final class ClientTracker: Sendable {
         }
     }
 
-    func finished() { state.withLock { $0.running -= 1 } }
+    func finished() {
+        let waiting = state.withLock { state in
+            state.running -= 1
+            return state.wake()
+        }
+        for waiter in waiting { waiter.resume() }
+    }
 
-    func left(_ name: String) { _ = state.withLock { $0.present.remove(name) } }
+    func left(_ name: String) {
+        let waiting = state.withLock { state in
+            state.present.remove(name)
+            return state.wake()
+        }
+        for waiter in waiting { waiter.resume() }
+    }
 
     /// No caller left on the bus and no call still running.
-    var settled: Bool { state.withLock { $0.present.isEmpty && $0.running == 0 } }
+    var settled: Bool { state.withLock { $0.settled } }
+
+    /// Returns once settled: woken by the last call or the last caller's leaving, not polled;
+    /// or at once when cancelled (the caller's bound on the wait, `Simulator.settle`: a bus that
+    /// died never says the caller left).
+    func waitUntilSettled() async {
+        let id = state.withLock { state -> Int in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.settled || Task.isCancelled { return true }
+                    state.waiting[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+        }
+    }
 }

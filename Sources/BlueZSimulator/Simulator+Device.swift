@@ -229,7 +229,7 @@ extension Simulator {
     func disconnect(_ path: ObjectPath, reason: String, call: MethodCall? = nil) async {
         connection?.unexport([BlueZName.battery], at: path)
         stopNotifying(path)
-        try? await Task.sleep(for: .seconds(timing.disconnect))
+        await pause(timing.disconnect)
         guard devices[path]?.connected == true else { return }
         try? connection?.setProperty(
             "ServicesResolved", to: .boolean(false), interface: BlueZName.device, at: path)

@@ -86,6 +86,11 @@ public actor Simulator {
     let log: SimulatorLog
     /// The clients calling, for `settle`.
     nonisolated let clients = ClientTracker()
+    /// `settle` has begun: `pause` waits no more.
+    var hurrying = false
+    /// Pauses that `settle` ends, by id.
+    var hurryWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var nextHurryWaiter = 0
     let timing: Timing
     var connection: Connection?
     var adapters: [String: AdapterState] = [:]
@@ -258,11 +263,55 @@ public actor Simulator {
     /// Waits (at most `timeout`) until every client that called has left the bus and each of its
     /// calls has been handled: hrm-sim calls this after its command exits, before it stops, so
     /// that a Disconnect sent without waiting for the reply still takes the link down (2 s).
+    ///
+    /// What bluetoothd would still take its time over (the 2 s of a Disconnect) happens at once
+    /// from here on (`pause`): nobody is left to see the difference, and the prompt comes back
+    /// as soon as the command's last calls are handled.
     public func settle(timeout: Duration = .seconds(3)) async {
-        let deadline = ContinuousClock.now + timeout
-        while !clients.settled && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        log.record("settle", ["pauses-cut-short": hurryWaiters.count])
+        hurrying = true
+        for waiter in hurryWaiters.values { waiter.resume() }
+        hurryWaiters = [:]
+        let clients = self.clients
+        // Woken when settled; the other child only bounds the wait.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await clients.waitUntilSettled() }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
         }
+    }
+
+    /// Waits `seconds`, as bluetoothd takes its time, or no longer once `settle` has begun.
+    func pause(_ seconds: Double) async {
+        if hurrying { return }
+        let id = nextHurryWaiter
+        nextHurryWaiter += 1
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+            group.addTask { await self.hurried(id) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Returns when `settle` begins (or at once when it has, or when cancelled).
+    private func hurried(_ id: Int) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if hurrying || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    hurryWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: Int) {
+        hurryWaiters.removeValue(forKey: id)?.resume()
     }
 
     /// bluetoothd exits (the name and every object vanish at once, sockets close), then comes back.
