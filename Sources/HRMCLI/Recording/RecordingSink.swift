@@ -3,8 +3,9 @@ import Threads
 /// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line
 /// per event, whole lines only, each batch the queue hands over in one write(2), `fsync`ed at
 /// most every `syncInterval` and at the end. The file's blocking calls (open, write, fsync,
-/// close) run on a thread of the sink's own, one hop per batch, never on Swift's pool. A disk that fails (full, gone) ends the recording with an `error` event; watching goes on,
-/// and `RecordingOutcome` keeps the failure for the exit status.
+/// close) run on a thread of the sink's own, one hop per batch, never on Swift's pool. A disk
+/// that fails (full, gone) ends the recording with an `error` event; watching goes on, and
+/// `RecordingOutcome` keeps the failure for the exit status.
 actor RecordingSink: SlowEventSink {
     /// Where the recording goes.
     enum Target {
