@@ -15,7 +15,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
+.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -35,6 +35,11 @@ ifneq ($(PREFIX),/usr/local)
 RELEASE_PREFIX_FLAGS := -Xcc '-DHRM_INSTALL_PREFIX="$(PREFIX)"'
 endif
 
+# The static link warns "the use of `mktemp' is dangerous": that is FoundationEssentials'
+# createTemporaryFile (Data+Writing.swift.o, behind Data.write(options: .atomic)), which every
+# program linking FoundationEssentials carries. hrm-sim and hrm-serve use Foundation; hrm gets it
+# through swift-argument-parser (Utilities/Foundation.swift). hrm never writes through it (its
+# files go through write(2) with O_EXCL), so the warning concerns code hrm does not run.
 release:
 	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_PREFIX_FLAGS) $(SWIFT_BUILD_FLAGS)
 	@$(MAKE) --no-print-directory release-docs
@@ -77,7 +82,12 @@ SERVE_SUITES = ServeBinaryTests|ServePageBrowserTests|ServeFeedTests
 
 # The whole suite: unit tests, the built hrm binary run as a process, and the D-Bus tests on a
 # private dbus-daemon that the tests start themselves.
-test:
+# What the tests need beyond `make deps` (mosquitto, chromium, python3-dbus, the Python readers'
+# venvs), installed when missing: quick when everything is there.
+test-deps:
+	@bash Tests/test-deps.sh
+
+test: test-deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	# Three runs, so that the timing checks of one never share the two cores with the load of
 	# another: the in-process suites, then hrm run as a binary, then hrm serve with its clients
@@ -91,7 +101,7 @@ test:
 # HRM_BINARY. The optimiser once lost what the debug build kept (the strap's info), so the build
 # users get is tested, not only the debug one. Needs `make release` first.
 INSTALLED := $(CURDIR)/.build/installed
-test-installed:
+test-installed: test-deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	rm -rf "$(INSTALLED)"
 	$(MAKE) --no-print-directory install DESTDIR= PREFIX="$(INSTALLED)" >/dev/null

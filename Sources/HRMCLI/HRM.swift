@@ -19,6 +19,11 @@ public struct HRM: AsyncParsableCommand {
     /// Parses `arguments` and runs the chosen subcommand, awaiting it when it is asynchronous.
     /// (Spelled out because top-level code picks ParsableCommand's synchronous `main()`.)
     public static func run(arguments: [String]) async -> Never {
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+        if let first = arguments.first, let message = CommandSuggestion.unknown(first, among: names) {
+            StandardOutput.diagnostic(message)
+            exit(withError: ExitCode(64))  // EX_USAGE, as ArgumentParser's own usage errors
+        }
         do {
             var command = try parseAsRoot(arguments)
             // Once, before anything logs: -v of the commands that have it, else HRM_LOG. Not for

@@ -66,8 +66,11 @@ struct HRMSim: AsyncParsableCommand {
     @Flag(help: "Serve on the bus in DBUS_SYSTEM_BUS_ADDRESS until stopped, instead of running a command.")
     var serve = false
 
-    @Flag(name: .customLong("list"), help: "List the shipped scenarios and exit.")
+    @Flag(name: .customLong("list"), help: "List the shipped scenarios, a line each, and exit.")
     var listScenarios = false
+
+    @Option(help: ArgumentHelp("Say all about one shipped scenario and exit.", valueName: "name"))
+    var describe: String?
 
     @Argument(
         parsing: .postTerminator, help: ArgumentHelp("The command to run, after --.", valueName: "command"))
@@ -81,7 +84,7 @@ struct HRMSim: AsyncParsableCommand {
         if let speed, !(speed.isFinite && speed > 0) {
             throw ValidationError("--speed: a number above 0 (2 plays twice as fast, 0.5 half as fast)")
         }
-        if !listScenarios && !serve && !printScenario && command.isEmpty {
+        if !listScenarios && !serve && !printScenario && describe == nil && command.isEmpty {
             throw ValidationError("give a command after --, or --serve, or --list")
         }
         if serve && !command.isEmpty { throw ValidationError("--serve runs no command") }
@@ -90,6 +93,15 @@ struct HRMSim: AsyncParsableCommand {
     func run() async throws {
         if listScenarios {
             try listShippedScenarios()
+            return
+        }
+        if let describe {
+            do {
+                print(try ScenarioCatalog.load(describe).description)
+            } catch let error as ScenarioCatalog.LoadError {
+                StandardError.say("hrm-sim: \(error)")
+                throw ExitCode(66)
+            }
             return
         }
         let loaded = try loadScenario()
@@ -127,8 +139,24 @@ struct HRMSim: AsyncParsableCommand {
         }
         for name in names {
             let description = (try? ScenarioCatalog.load(name, folders: folders))?.description ?? ""
-            print("\(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(description)")
+            print("\(name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(Self.gist(description))")
         }
+    }
+
+    /// A description's first clause, for a line of --list: up to its first ". ", ": ", "; " or
+    /// " (", and 80 characters at most, cut at a comma where there is one (the rest is
+    /// --describe's).
+    static func gist(_ description: String) -> String {
+        var end = description.endIndex
+        for mark in [". ", ": ", "; ", " ("] {
+            if let found = description.range(of: mark), found.lowerBound < end { end = found.lowerBound }
+        }
+        var gist = String(description[..<end])
+        if gist.hasSuffix(".") { gist.removeLast() }
+        guard gist.count > 80 else { return gist }
+        let head = gist.prefix(80)
+        if let comma = head.range(of: ", ", options: .backwards) { return String(head[..<comma.lowerBound]) }
+        return String(gist.prefix(79)) + "…"
     }
 
     /// The scenario named by --scenario, or made from --replay's recording.

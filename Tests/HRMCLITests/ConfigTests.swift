@@ -327,7 +327,9 @@ import Testing
         #expect(after.straps == before.straps && after.format == before.format && after.colour == .auto)
         #expect(after.scanTimeout == before.scanTimeout && after.scanTimeout.value == 10)
         #expect(after.hrv == HRVTracker.Settings(every: 5, window: 60, correcting: true))
-        #expect(after.zones == nil && after.mqtt == nil && after.bluetooth.adapter == nil)
+        #expect(
+            after.zones == nil && after.mqtt == nil && after.outputs.isEmpty && after.bluetooth.adapter == nil
+        )
     }
 
     @Test func otherCommands() throws {
@@ -346,5 +348,12 @@ import Testing
         #expect(throws: (any Error).self) { try HRM.parseAsRoot(["watch", "--config", "x", "--no-config"]) }
         let noConfig = try #require(try HRM.parseAsRoot(["config", "--no-config"]) as? ConfigCommand)
         #expect(noConfig.configFile.path == nil)
+    }
+}
+
+extension WatchOptions {
+    /// The MQTT output's settings, when the options ask for one.
+    fileprivate var mqtt: MQTTSettings? {
+        outputs.lazy.compactMap { $0 as? MQTTOutput }.first?.settings
     }
 }

@@ -41,7 +41,8 @@ import Testing
         let battery = MonitorEvent(time: time, device: address, kind: .battery(percent: 86))
         #expect(MonitorEventJSON.line(battery).hasSuffix(#""percent":86}"#))
         let error = MonitorEvent(
-            time: time, device: address, kind: .error(code: "truncated_energy", message: "m", hex: "0e4801"))
+            time: time, device: address,
+            kind: .error(code: EventErrorCode(.truncatedEnergy), message: "m", hex: "0e4801"))
         #expect(
             MonitorEventJSON.line(error).hasSuffix(
                 #""code":"truncated_energy","message":"m","hex":"0e4801"}"#))

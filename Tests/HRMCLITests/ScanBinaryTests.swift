@@ -74,12 +74,26 @@ import Testing
         #expect(screen.contains("\u{1B}[4A"), "the cursor goes back up over the previous table")
         let timers = screen.split(separator: "\n").filter { $0.contains("scanning ") }
         #expect(Set(timers).count >= 3, "the timer advances: \(timers)")
-        #expect(screen.contains("scanning 2.0 s of 2 s, 2 found (Ctrl-C stops)"))
-        let last = try #require(screen.range(of: "scanning 2.0 s of 2 s", options: .backwards))
+        // Once over, the header says so (#26 item 13): not a timer stuck at its end.
+        let last = try #require(screen.range(of: "scanned 2.0 s, 2 found", options: .backwards))
+        #expect(!screen[last.upperBound...].contains("scanning"))
         let finalTable = screen[last.upperBound...]
         let pro = try #require(finalTable.range(of: "HRM-Pro:123456"))
         let tickr = try #require(finalTable.range(of: "TICKR 1A2B"))
         #expect(pro.lowerBound < tickr.lowerBound, "sorted by signal: -49 dBm before -71 dBm")
+    }
+
+    /// `scan --all` marks the heart-rate monitors among the other devices (#26 item 13).
+    @Test func allMarksTheHeartRateMonitors() async throws {
+        let result = try await HRMProcess.runUnderSim("two-straps", ["scan", "--all", "--timeout", "1.5"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.contains("HRM-Pro:123456  ♥ heart rate") }, "\(lines)")
+        #expect(lines.contains { $0.contains("TICKR 1A2B  ♥ heart rate") }, "\(lines)")
+        #expect(lines.contains { $0.hasSuffix("KICKR BIKE") }, "\(lines)")
+        // Without --all every device listed is one: no mark.
+        let monitors = try await HRMProcess.runUnderSim("two-straps", ["scan", "--timeout", "1"])
+        #expect(!monitors.stdout.contains("♥"), "\(monitors.stdout)")
     }
 
     @Test func jsonErrorEvent() async throws {

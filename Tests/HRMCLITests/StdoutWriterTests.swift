@@ -239,7 +239,7 @@ func lines(_ bytes: [UInt8]) -> [String] {
 
     @Test func theStallReportSaysHowManyLinesWereDropped() {
         func message(_ event: MonitorEvent) -> String? {
-            if case .error(let code, let message, nil) = event.kind, code == "output_stalled" {
+            if case .error(let code, let message, nil) = event.kind, code == .outputStalled {
                 message
             } else {
                 nil

@@ -141,10 +141,38 @@ import Testing
         #expect(!(try Self.calls(log)).contains("Connect"))
     }
 
+    /// `--no-reconnect` on a drop (#26 item 8): why it ended, the summary and `stopped`, exit 1:
+    /// what a service's journal needs.
+    @Test func noReconnectSaysWhyAndEndsWithTheSummary() async throws {
+        let result = try await HRMProcess.runUnderSim(
+            "drops", ["watch", "--json", "--no-reconnect", "D2:4B:7E:10:20:32"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let events = Self.lines(result.stdout)
+        let types = events.map { $0["type"] as? String ?? "" }
+        #expect(Array(types.suffix(4)) == ["status", "error", "summary", "status"], "\(types)")
+        let tail = Array(events.suffix(4))
+        #expect(tail.count == 4)
+        guard tail.count == 4 else { return }
+        #expect(tail[0]["state"] as? String == "disconnected")
+        #expect(tail[0]["detail"] as? String == "the link dropped")
+        #expect(tail[1]["code"] as? String == "disconnected")
+        #expect(
+            (tail[1]["message"] as? String)?.contains("--no-reconnect was given: not reconnecting") == true)
+        #expect(tail[2]["measurements"] as? Int == 8)
+        #expect(tail[3]["state"] as? String == "stopped")
+        #expect(
+            result.stderr.contains(
+                "hrm watch: the link to D2:4B:7E:10:20:32 dropped and --no-reconnect was given"))
+    }
+
     @Test func unknownDeviceIsNotFound() async throws {
         let result = try await HRMProcess.runUnderSim("basic", ["watch", "--scan-timeout", "1", "Garmin"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no 'Garmin' found"))
+        // What was there instead (#26 item 10): the strap nearby, by name and address.
+        #expect(
+            result.stderr.contains("; heart-rate monitor seen: Polar H10 7E102030 (D2:4B:7E:10:20:30)"),
+            "\(result.stderr)")
     }
 
     /// `hrm ARGUMENTS` under hrm-sim, sent SIGTERM (through hrm-sim, which passes it on) once its

@@ -40,7 +40,8 @@ import Testing
             renderer.render(info)?.hasSuffix(
                 "Polar H10 (D2:4B:7E:10:20:30): worn on the chest, battery 87 %, Polar H10\n") == true)
         #expect(
-            renderer.render(MonitorEvent(device: nil, kind: .error(code: "x", message: "y", hex: nil))) == nil
+            renderer.render(
+                MonitorEvent(device: nil, kind: .error(code: .invalidHex, message: "y", hex: nil))) == nil
         )
     }
 

@@ -88,6 +88,13 @@ import Testing
             "two-straps", ["watch", "--scan-timeout", "1", "polar", "suunto"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("none of 'polar', 'suunto' found in 1.0 s"), "\(result.stderr)")
+        // What was there instead, strongest first (#26 item 10); the bike computer, not a heart-rate
+        // monitor, is not among them.
+        #expect(
+            result.stderr.contains(
+                "; heart-rate monitors seen: HRM-Pro:123456 (C0:FF:EE:00:00:01), TICKR 1A2B (C0:FF:EE:00:00:02)"
+            ),
+            "\(result.stderr)")
     }
 
     /// `ADAPTER/DEVICE`: the adapter named per strap; one that does not exist is an error before
@@ -263,10 +270,57 @@ import Testing
         var table = LiveTableRenderer(colour: false, width: { 100 })
         _ = table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 120))
         _ = table.render(Self.measurement("C0:FF:EE:00:00:02", bpm: 90))
-        let text = table.render(MonitorEvent(device: nil, kind: .status(.scanning, detail: nil))) ?? ""
-        #expect(text.hasPrefix("\u{1B}[1A\r\u{1B}[J-- scanning\n"))
+        let alert = HeartRateAlert(direction: .above, bpm: 121, bound: 120)
+        let text = table.render(MonitorEvent(device: nil, kind: .alert(alert))) ?? ""
+        #expect(text.hasPrefix("\u{07}\u{1B}[1A\r\u{1B}[J!! heart rate above"), "\(text.debugDescription)")
         #expect(text.contains("♥ 120") && text.contains("♥ 90"))
         #expect(table.finish() == "\n")
+    }
+
+    /// `-- scanning` is the region's line while no strap has a row, gone once one has (never a
+    /// stale line above the table); a later scan for a missing strap does not print it again
+    /// (#26 item 6).
+    @Test func scanningIsShownOnlyUntilTheFirstRow() {
+        var table = LiveTableRenderer(colour: false, width: { 100 })
+        let scanning = MonitorEvent(device: nil, kind: .status(.scanning, detail: nil))
+        #expect(table.render(scanning) == "\r\u{1B}[2K-- scanning")
+        let first = table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 120)) ?? ""
+        // Back over the scanning line, which the row replaces.
+        #expect(first.hasPrefix("\r\u{1B}[J\r\u{1B}[2K"), "\(first.debugDescription)")
+        #expect(!first.contains("scanning") && first.contains("♥ 120"))
+        #expect(table.render(scanning) == nil)
+    }
+
+    /// A strap that is not connected shows no zone beside its missing heart rate (#26 item 6).
+    @Test func aReconnectingStrapShowsNoZone() {
+        var table = LiveTableRenderer(colour: false, width: { 100 })
+        let plain = Self.measurement("C0:FF:EE:00:00:01", bpm: 160)
+        guard case .measurement(let m, _) = plain.kind else {
+            Issue.record("not a measurement: \(plain.kind)")
+            return
+        }
+        _ = table.render(plain.with(.measurement(m, zone: 4)))
+        #expect(table.rows.first?.zone == 4)
+        let text =
+            table.render(
+                MonitorEvent(device: "C0:FF:EE:00:00:01", kind: .status(.reconnecting, detail: nil))) ?? ""
+        #expect(text.contains("♥ --") && text.contains("reconnecting"))
+        #expect(!text.contains("zone"), "\(text)")
+    }
+
+    /// At the end the table stays where it is, every row stopped, with the final status under
+    /// it: not printed a second time below `-- stopped` (#26 item 6).
+    @Test func theTableEndsInPlace() {
+        var table = LiveTableRenderer(colour: false, width: { 100 })
+        _ = table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 120))
+        _ = table.render(Self.measurement("C0:FF:EE:00:00:02", bpm: 90))
+        let text =
+            table.render(MonitorEvent(device: nil, kind: .status(.stopped, detail: "20 measurements"))) ?? ""
+        let stopped = try? #require(text.range(of: "-- stopped: 20 measurements\n"))
+        #expect(stopped?.upperBound == text.endIndex, "nothing drawn after it: \(text.debugDescription)")
+        #expect(text.components(separatedBy: "stopped").count - 1 == 3, "two rows and the status")
+        #expect(table.finish() == nil)
+        #expect(table.render(Self.measurement("C0:FF:EE:00:00:01", bpm: 121)) == nil)
     }
 }
 

@@ -58,6 +58,8 @@ public struct DecodeCommand: ParsableCommand {
             json: json)
 
         if payloads.isEmpty {
+            StandardOutput.hintWhenTyped(
+                "hrm decode: reading payloads from standard input, one a line in hex (0e4801); Ctrl-D ends")
             // The shared bounded reader: a line that never ends (a device, a binary file) is an
             // error at 64 KiB instead of a process that grows until the machine runs out.
             var reader = LineReader(descriptor: STDIN_FILENO, source: "standard input")

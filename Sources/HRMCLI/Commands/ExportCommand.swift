@@ -11,8 +11,14 @@ public struct ExportCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Turn a recorded session into FIT, TCX, CSV or JSON lines.",
+        // SESSION is parsed as every unknown word (for `-1`); the usage shows what is meant.
+        usage:
+            "hrm export <session> [--format <format>] [-o <file>] [--force] [--sport <sport>] [--device <address>]",
         discussion: """
-            SESSION is a recording (hrm record, hrm watch --record). fit is the activity file \
+            SESSION is a recording (hrm record, hrm watch --record): a path, latest (or -1) for \
+            the newest of hrm sessions, -2 for the one before, and so on, or a file name in the \
+            sessions folder. The format is --format, else -o FILE's extension (.fit, .tcx, .csv, \
+            .json or .jsonl). fit is the activity file \
             Garmin Connect, Strava and intervals.icu import: a record per second of connected \
             time with the heart rate, every RR interval in hrv messages, timer stops at drops, a \
             lap, the session and the activity. tcx is a TrainingCenterDatabase v2 activity with a \
@@ -33,7 +39,8 @@ public struct ExportCommand: ParsableCommand {
 
             Exit status: 0, 64 when fit or tcx is asked of several straps without --device, or \
             --device names none (the straps are listed), 65 when SESSION is not a recording \
-            (an empty file neither), 66 when it cannot be read or is not a regular file, 73 \
+            (an empty file neither), 66 when it cannot be read or is not a regular file (or \
+            latest, -N find no such recording), 73 \
             when FILE cannot be created (it is SESSION, it exists, a link, a folder, no \
             permission), 74 when writing it fails (a full disk).
             """
@@ -43,9 +50,20 @@ public struct ExportCommand: ParsableCommand {
         case fit, tcx, csv, json
     }
 
-    @Argument(help: "The recording.") public var session: String
+    // Every word ArgumentParser does not know lands here, so that `-1` is a session rather than
+    // an unknown option (ArgumentParser takes any dash word for an option); validate() takes one,
+    // and refuses the other dash words as the unknown options they are.
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp(
+            "The recording: a path, latest, -1, -2, ... (as hrm sessions lists them), or a file name there.",
+            valueName: "session"))
+    public var words: [String] = []
 
-    @Option(help: "fit, tcx, csv or json.") public var format: Format
+    /// SESSION as given.
+    public var session: String { words.first ?? "" }
+
+    @Option(help: "fit, tcx, csv or json (default: -o FILE's extension).") public var format: Format?
 
     @Option(name: [.short, .customLong("output")], help: "Write to this file (default: standard output).")
     public var output: String?
@@ -64,18 +82,55 @@ public struct ExportCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
+        guard let first = words.first else { throw ValidationError("Missing expected argument '<session>'") }
+        if first.hasPrefix("-"), first != "-", Int(first.dropFirst()) == nil {
+            throw ValidationError("Unknown option '\(first)'")
+        }
+        if words.count > 1 {
+            let extra = words[1]
+            throw ValidationError(
+                extra.hasPrefix("-")
+                    ? "Unknown option '\(extra)'" : "Unexpected argument '\(extra)': give one SESSION")
+        }
         if FITActivity.Sport(name: sport) == nil {
             let names = FITActivity.Sport.allCases.map(\.name).joined(separator: ", ")
             throw ValidationError("--sport must be one of: \(names)")
+        }
+        guard let format = chosenFormat else {
+            if let output {
+                throw ValidationError(
+                    "cannot tell the format from \(output): give --format fit, tcx, csv or json, or a file ending in .fit, .tcx, .csv or .json"
+                )
+            }
+            throw ValidationError(
+                "give --format fit, tcx, csv or json (or -o FILE with one of those extensions)")
         }
         if format == .fit, output == nil, isatty(STDOUT_FILENO) == 1 {
             throw ValidationError("FIT is binary: give -o FILE, or send standard output to a file")
         }
     }
 
+    /// `--format`, else the one `-o FILE`'s extension names.
+    var chosenFormat: Format? {
+        if let format { return format }
+        guard let output, let dot = output.lastIndex(of: "."), !output[dot...].contains("/") else {
+            return nil
+        }
+        let suffix = output[output.index(after: dot)...].lowercased()
+        return suffix == "jsonl" ? .json : Format(rawValue: suffix)
+    }
+
     public func run() throws {
         StandardOutput.prepare()
-        let input = try RRInput.contents(of: session, for: "export")
+        guard let format = chosenFormat else { throw ExitCode(64) }  // validate() said why
+        let path: String
+        switch SessionReference.resolve(session, in: SessionsFolder.fromEnvironment()) {
+        case .success(let found): path = found
+        case .failure(let failure):
+            StandardOutput.diagnostic("hrm export: \(failure)")
+            throw ExitCode(66)  // EX_NOINPUT
+        }
+        let input = try RRInput.contents(of: path, for: "export")
         let text = input.text
         let source = input.source
         // Refused before any work: the input itself, an existing file without --force, a link.
@@ -96,7 +151,7 @@ public struct ExportCommand: ParsableCommand {
             throw ExitCode(65)
         }
         for warning in recorded.warnings { StandardOutput.diagnostic("hrm export: warning: \(warning)") }
-        if let strap = try chosenStrap(of: recorded, source: source) {
+        if let strap = try chosenStrap(of: recorded, source: source, format: format) {
             do {
                 recorded = try RecordedSession(text: text, source: source, only: strap.device)
             } catch {
@@ -117,7 +172,9 @@ public struct ExportCommand: ParsableCommand {
 
     /// The strap to export alone: `--device`'s, nil for the whole recording. FIT and TCX hold one
     /// strap's heart rate, so a recording of several without `--device` is a usage error (64).
-    private func chosenStrap(of recorded: RecordedSession, source: String) throws -> StrapChoice.Strap? {
+    private func chosenStrap(of recorded: RecordedSession, source: String, format: Format) throws
+        -> StrapChoice.Strap?
+    {
         let straps = recorded.straps
         guard let device else {
             guard straps.count > 1, format == .fit || format == .tcx else { return nil }

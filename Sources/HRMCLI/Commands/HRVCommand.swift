@@ -93,6 +93,11 @@ public struct HRVCommand: ParsableCommand {
         let sources = files.isEmpty ? ["-"] : files
         var series = RRSeries()
         for path in sources {
+            if path == "-" {
+                StandardOutput.hintWhenTyped(
+                    "hrm hrv: reading RR intervals from standard input, one a line (ms, or a recording); Ctrl-D ends"
+                )
+            }
             let input = try RRInput.contents(of: path, for: "hrv")
             do {
                 var warnings: [String] = []

@@ -79,7 +79,9 @@ struct EnergyReset: Sendable {
         let finder = DeviceFinder(client: client, adapter: chosen, wanted: device, scanTimeout: scanTimeout)
         guard let target = try await finder.find() else {
             if Task.isCancelled { throw BlueZError(.cancelled, "interrupted while looking for '\(device)'") }
-            throw BlueZError(.deviceNotFound, "no '\(device)' found in \(scanTimeout.spoken)")
+            throw BlueZError(
+                .deviceNotFound,
+                "no '\(device)' found in \(scanTimeout.spoken)" + Sightings.told([finder.sightings]))
         }
         let controlPoint = BluetoothUUID(HeartRateService.controlPointUUID)
         if try await client.connect(target.path, require: [controlPoint]) { ours = target.path }

@@ -86,7 +86,7 @@ struct Scan: Sendable {
                 adapter: chosen, services: all ? nil : [BluetoothUUID(0x180D)])
             let live = format == .text && StandardOutput.isLiveTerminal
             if format == .csv { output.line(ScanTable.csvHeader, flush: true) }
-            var table = ScanTable(live: live, timeout: timeout)
+            var table = ScanTable(live: live, timeout: timeout, marksMonitors: all)
             var seen = Set<BluetoothAddress>()
             let started = ContinuousClock.now
             // A live table's timer is redrawn twice a second, devices or not.
@@ -110,7 +110,7 @@ struct Scan: Sendable {
             }
             // The whole timeout, or less when Ctrl-C ended the scan.
             let scanned = min((ContinuousClock.now - started).inSeconds, timeout)
-            if let text = table.tick(scanned) { output.line(text, flush: true) }
+            if let text = table.finish(scanned) { output.line(text, flush: true) }
             let found = seen.count
             if found == 0 {
                 let shown = MeasurementRendering.milliseconds((scanned * 10).rounded() / 10)

@@ -17,8 +17,10 @@ public struct SessionsCommand: ParsableCommand {
             first it names: its name and heart rate) and +N for the others. --json prints a line \
             per session, with every strap's address in "devices". A file that cannot be read is \
             named on stderr and left out (anything but a regular file, too: a FIFO, a device, a \
-            folder); one that ends in NUL bytes (a crash) is listed with a warning. Exit status: \
-            0; 66 when the folder cannot be read.
+            folder); one that ends in NUL bytes (a crash) is listed with a warning. With no \
+            recordings yet, stderr says so and where it looked. hrm export takes a session by \
+            its place here: latest or -1 for the newest, -2 for the one before, or by its file \
+            name. Exit status: 0; 66 when the folder cannot be read.
             """
     )
 
@@ -33,22 +35,21 @@ public struct SessionsCommand: ParsableCommand {
                 "hrm sessions: neither XDG_DATA_HOME nor HOME is set to an absolute path")
             throw ExitCode(66)
         }
-        guard let directory = opendir(folder.path) else {
-            if errno == ENOENT { return }  // nothing recorded yet
-            StandardOutput.diagnostic("hrm sessions: cannot read \(folder.path): \(Errno.text(errno))")
+        let names: [String]
+        do throws(SessionsFolder.Unreadable) {
+            names = try folder.recordings() ?? []
+        } catch {
+            StandardOutput.diagnostic("hrm sessions: \(error)")
             throw ExitCode(66)
         }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasSuffix(".jsonl") { names.append(name) }
+        if names.isEmpty {
+            // On stderr: stdout stays empty for a script, which reads no sessions there.
+            StandardOutput.diagnostic(
+                "hrm sessions: no recordings in \(folder.path) yet (hrm record makes them)")
+            return
         }
-        closedir(directory)
         let output = LineWriter()
-        // Named by the start time: newest first is the names in reverse.
-        for name in names.sorted(by: >) {
+        for name in names {
             let path = folder.path + "/" + name
             let shown = TerminalText.sanitised(name, limit: TerminalText.messageLimit)
             guard let session = Self.read(path, name: shown) else { continue }

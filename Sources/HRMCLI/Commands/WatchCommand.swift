@@ -15,7 +15,8 @@ public struct WatchCommand: AsyncParsableCommand {
 
             On a terminal hrm shows a live line; into a pipe one line per event; --json prints \
             JSON lines (see the README) and --csv a header and one row per measurement. After a \
-            drop hrm reconnects by itself (0.5 s to 5 s between attempts) unless --no-reconnect. \
+            drop hrm reconnects by itself (0.5 s to 5 s between attempts); with --no-reconnect \
+            it says so, gives the summary and the final status, and exits 1. \
             Ctrl-C stops notifications, disconnects and exits 0.
 
             Every --hrv-every seconds (default 5; 0 for none) an hrv event gives RMSSD, SDNN, \

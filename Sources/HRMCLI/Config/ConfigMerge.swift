@@ -13,9 +13,9 @@ extension WatchArguments {
     @discardableResult
     public mutating func applyConfigFile(command: String) throws(ExitCode) -> Configuration {
         let file = try configFile.load(command: command)
-        let needsBroker = mqtt.detailsGiven
+        let needsBroker = outputs.mqtt.detailsGiven
         fill(from: file)
-        if needsBroker, mqtt.mqtt == nil {
+        if needsBroker, outputs.mqtt.mqtt == nil {
             StandardOutput.diagnostic(
                 "hrm \(command): the --mqtt-… and --ha-… options need --mqtt URL (or url in the config file's [mqtt])"
             )
@@ -31,7 +31,7 @@ extension WatchArguments {
         search.fill(from: file)
         hrv.fill(from: file)
         zones.fill(from: file)
-        mqtt.fill(from: file)
+        outputs.fill(from: file)
     }
 }
 

@@ -26,9 +26,6 @@ final class MQTTSink: EventSink {
     /// measurement), about 2 MB at most.
     static let outboxCapacity = 20_000
 
-    static let disconnectedCode = "mqtt_disconnected"
-    static let droppedCode = "mqtt_dropped"
-
     /// Connects to the broker (a clear error now rather than a silent failure later: bad
     /// credentials, nothing listening, a TLS problem), says `online`, and starts following the
     /// connection. `report` gets the session's events about the broker (lost, messages dropped).
@@ -95,7 +92,7 @@ final class MQTTSink: EventSink {
                 MonitorEvent(
                     device: nil,
                     kind: .error(
-                        code: Self.disconnectedCode,
+                        code: .mqttDisconnected,
                         message:
                             "lost the MQTT broker at \(settings.url) (\(reason)): keeping up to \(Self.outboxCapacity) messages until it is back",
                         hex: nil)))
@@ -104,7 +101,7 @@ final class MQTTSink: EventSink {
                 MonitorEvent(
                     device: nil,
                     kind: .error(
-                        code: Self.droppedCode,
+                        code: .mqttDropped,
                         message:
                             "the MQTT broker was away too long: \(count) oldest message\(count == 1 ? "" : "s") dropped",
                         hex: nil)))

@@ -35,3 +35,10 @@ public struct AlertOptions: ParsableArguments, Sendable {
 
     var wanted: Bool { alertAbove != nil || alertBelow != nil }
 }
+
+extension AlertOptions: OutputOptionGroup {
+    var output: (any OutputProvider)? { onAlert.map(AlertCommandOutput.init) }
+
+    /// The config file has no alerts: they belong to one workout, not to every run.
+    mutating func fill(from file: Configuration) {}
+}

@@ -54,6 +54,9 @@ public struct MQTTArguments: ParsableArguments, Sendable {
         }
     }
 
+    /// The choices as an output, or nil without `--mqtt`.
+    var output: (any OutputProvider)? { settings.map(MQTTOutput.init) }
+
     /// The choices, or nil without `--mqtt`.
     var settings: MQTTSettings? {
         guard let mqtt, let url = try? MQTTBrokerURL(parsing: mqtt) else { return nil }
@@ -68,6 +71,8 @@ public struct MQTTArguments: ParsableArguments, Sendable {
         HostName.current().flatMap(MQTTTopics.level) ?? "hrm"
     }
 }
+
+extension MQTTArguments: OutputOptionGroup {}
 
 /// Where and how a session publishes.
 struct MQTTSettings: Sendable {

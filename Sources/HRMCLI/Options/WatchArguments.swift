@@ -27,9 +27,7 @@ public struct WatchArguments: ParsableArguments, Sendable {
 
     @OptionGroup(title: "Zones") public var zones: ZoneOptions
 
-    @OptionGroup(title: "Alerts") public var alerts: AlertOptions
-
-    @OptionGroup(title: "MQTT") public var mqtt: MQTTArguments
+    @OptionGroup public var outputs: OutputArguments
 
     @OptionGroup public var configFile: ConfigOptions
 
@@ -47,27 +45,20 @@ public struct WatchArguments: ParsableArguments, Sendable {
             throw ValidationError("\(request.spoken) is given twice")
         }
         // A config file may give the broker; without one this is a usage error at once.
-        if mqtt.detailsGiven, mqtt.mqtt == nil, !configFile.fileExists {
+        if outputs.mqtt.detailsGiven, outputs.mqtt.mqtt == nil, !configFile.fileExists {
             throw ValidationError("the --mqtt-… and --ha-… options need --mqtt URL")
         }
     }
 
-    /// The session's choices, recording to `recording` if any.
+    /// The session's choices, recording to `recording` if any (the recording gets each event
+    /// first).
     func options(command: String, recording: RecordingChoice?) -> WatchOptions {
         WatchOptions(
             command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
             format: output.chosen, colour: output.chosenColor, limits: limits.runLimits,
             bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.chosenScanTimeout,
             hrv: hrv.settings,
-            zones: zones.chosen, alertAbove: alerts.alertAbove, alertBelow: alerts.alertBelow,
-            onAlert: alerts.onAlert, recording: recording, mqtt: mqtt.settings)
+            zones: zones.chosen, alertAbove: outputs.alerts.alertAbove, alertBelow: outputs.alerts.alertBelow,
+            outputs: (recording.map { [RecordingOutput(choice: $0)] } ?? []) + outputs.requested)
     }
-}
-
-/// Where a session records, as the command line chose it.
-enum RecordingChoice: Sendable {
-    /// `watch --record PATH`.
-    case file(String)
-    /// `hrm record`: the sessions folder.
-    case sessions(SessionsFolder)
 }

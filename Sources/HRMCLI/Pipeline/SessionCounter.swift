@@ -20,9 +20,6 @@ final class SessionCounter: EventProcessor, Sendable {
 
     var current: Counts { counts.withLock { $0 } }
 
-    /// A notification whose value is not bytes at all: malformed, though it has no payload.
-    static let malformedValue = "malformed_value"
-
     func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         switch event.kind {
         case .measurement:
@@ -33,7 +30,7 @@ final class SessionCounter: EventProcessor, Sendable {
             }
             if wanted { emit(event) }
             if reached { stop.stop(.countReached) }
-        case .error(let code, _, let hex) where hex != nil || code == Self.malformedValue:
+        case .error(let code, _, let hex) where hex != nil || code == .malformedValue:
             counts.withLock { $0.malformed += 1 }
             emit(event)
         default:

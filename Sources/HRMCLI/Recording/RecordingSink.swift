@@ -17,8 +17,6 @@ actor RecordingSink: SlowEventSink {
     }
 
     static let syncInterval: Duration = .seconds(5)
-    static let failedCode = "recording_failed"
-    static let droppedCode = "recording_dropped"
 
     private let start: Timestamp
     private let startInstant: ContinuousClock.Instant
@@ -159,7 +157,7 @@ actor RecordingSink: SlowEventSink {
             MonitorEvent(
                 device: nil,
                 kind: .error(
-                    code: Self.failedCode,
+                    code: .recordingFailed,
                     message:
                         "\(failure.description); recording stopped after \(lines) lines, watching goes on",
                     hex: nil)))

@@ -20,8 +20,13 @@ struct LiveTableRenderer: EventRenderer {
     /// The terminal's width when it is asked for (each draw: a resized window is followed).
     let width: () -> Int
     private(set) var rows: [Row] = []
-    /// Rows on the screen now (the cursor is at the end of the last).
+    /// Lines of the live region on the screen now (the cursor is at the end of the last).
     private var drawn = 0
+    /// The session's own status (`-- scanning`) while no strap has a row yet: the region's one
+    /// line, not scrolled, so that it cannot linger above the table once straps are found.
+    private var waiting: String? = nil
+    /// The session stopped: the table was left as it ended, and nothing is drawn again.
+    private var ended = false
 
     init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current) {
         self.colour = colour
@@ -46,14 +51,20 @@ struct LiveTableRenderer: EventRenderer {
                 $0.battery = battery ?? $0.battery
             }
         case .status(let state, let detail):
+            let line = "-- \(WatchText.status(state, detail))"
             guard let device = event.device else {
-                if state == .stopped { for index in rows.indices { rows[index].state = state.rawValue } }
-                return scroll(paint("-- \(WatchText.status(state, detail))", "2"))
+                if state == .stopped { return stop(paint(line, "2")) }
+                // Looking for straps: shown while there is no table, never above one (a strap
+                // missing from several is looked for in the background, and its row says so).
+                waiting = line
+                return rows.isEmpty && !ended ? redrawAll() : nil
             }
             return update(device) {
                 $0.state = state.rawValue
                 if state != .connected {
+                    // No heart rate, so no zone either: `♥ --  zone 4` reads as a reading.
                     $0.bpm = nil
+                    $0.zone = nil
                     $0.rr = []
                 }
             }
@@ -77,7 +88,18 @@ struct LiveTableRenderer: EventRenderer {
     }
 
     mutating func resume() -> String? {
-        rows.isEmpty ? nil : redrawAll(fromTop: true)
+        ended || regionLines(width: 0).isEmpty ? nil : redrawAll(fromTop: true)
+    }
+
+    /// The session's end: every row marked stopped and left where it is (not drawn again below
+    /// the last line), then the final status under it.
+    private mutating func stop(_ line: String) -> String {
+        for index in rows.indices { rows[index].state = MonitorEvent.State.stopped.rawValue }
+        let table = rows.isEmpty ? "" : redrawAll()
+        let below = drawn > 0 ? "\n" : ""
+        drawn = 0
+        ended = true
+        return table + below + line + "\n"
     }
 
     private func name(of device: String) -> String {
@@ -86,7 +108,7 @@ struct LiveTableRenderer: EventRenderer {
 
     /// Changes a strap's row (a new strap gets a row at the bottom) and redraws that row.
     private mutating func update(_ device: String?, _ change: (inout Row) -> Void) -> String? {
-        guard let device else { return nil }
+        guard let device, !ended else { return nil }
         guard let index = rows.firstIndex(where: { $0.device == device }) else {
             var row = Row(device: device)
             change(&row)
@@ -105,7 +127,8 @@ struct LiveTableRenderer: EventRenderer {
 
     /// A line above the table, which is then drawn again below it.
     private mutating func scroll(_ line: String) -> String {
-        clear() + line + "\n" + redrawAll(fromTop: true)
+        if ended { return line + "\n" }
+        return clear() + line + "\n" + redrawAll(fromTop: true)
     }
 
     /// To the start of the table's first row, and everything from there erased.
@@ -117,9 +140,16 @@ struct LiveTableRenderer: EventRenderer {
 
     private mutating func redrawAll(fromTop: Bool = false) -> String {
         let start = fromTop ? "" : clear()
-        let columns = width()
-        drawn = rows.count
-        return start + rows.map { "\r\u{1B}[2K" + text(of: $0, width: columns) }.joined(separator: "\n")
+        let lines = regionLines(width: width())
+        drawn = lines.count
+        return start + lines.map { "\r\u{1B}[2K" + $0 }.joined(separator: "\n")
+    }
+
+    /// The live region: a row per strap, or the session's status while there is none.
+    private func regionLines(width: Int) -> [String] {
+        guard rows.isEmpty else { return rows.map { text(of: $0, width: width) } }
+        // Cut to the width, as rows are: a wrapped line would throw the redraws off by a row.
+        return waiting.map { [paint(Self.cut($0, max(width - 1, 1)), "2")] } ?? []
     }
 
     /// The row's cells, as many as fit in `width - 1` columns (the last column left free: some

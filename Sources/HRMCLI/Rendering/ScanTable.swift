@@ -7,12 +7,16 @@ struct ScanTable {
     /// How long the scan lasts, in seconds, for the timer line.
     let timeout: Double
     private var devices: [BluetoothAddress: DiscoveredDevice] = [:]
+    /// `scan --all`: heart-rate monitors are marked among the other devices.
+    let marksMonitors: Bool
     private var drawnLines = 0
     private var elapsed = 0.0
+    private var finished = false
 
-    init(live: Bool, timeout: Double = 10) {
+    init(live: Bool, timeout: Double = 10, marksMonitors: Bool = false) {
         self.live = live
         self.timeout = timeout
+        self.marksMonitors = marksMonitors
     }
 
     static func event(_ device: DiscoveredDevice) -> MonitorEvent {
@@ -23,9 +27,15 @@ struct ScanTable {
                 connected: device.connected))
     }
 
-    static func line(_ device: DiscoveredDevice) -> String {
+    func line(_ device: DiscoveredDevice) -> String {
         let rssi = device.rssi.map { "\($0) dBm" } ?? "? dBm"
-        return "\(device.address)  \(rssi.leftPadded(8))  \(name(device))"
+        return "\(device.address)  \(rssi.leftPadded(8))  \(Self.name(device))\(mark(device))"
+    }
+
+    /// After the name, with `--all`: `  ♥ heart rate` for a device that advertises the Heart Rate
+    /// service.
+    func mark(_ device: DiscoveredDevice) -> String {
+        marksMonitors && device.uuids.contains(BluetoothUUID(0x180D)) ? "  ♥ heart rate" : ""
     }
 
     /// The device's name as the table prints it: any advertiser chooses its own, so it is
@@ -44,7 +54,7 @@ struct ScanTable {
     /// The text to write for this update, if any.
     mutating func update(_ device: DiscoveredDevice, isNew: Bool) -> String? {
         devices[device.address] = device
-        guard live else { return isNew ? Self.line(device) : nil }
+        guard live else { return isNew ? line(device) : nil }
         return redraw()
     }
 
@@ -54,10 +64,19 @@ struct ScanTable {
         return live ? redraw() : nil
     }
 
-    /// `scanning 3.5 s of 10 s, 2 found (Ctrl-C stops)`
+    /// The table's last drawing once the scan is over, its header saying so (nil when not
+    /// live).
+    mutating func finish(_ seconds: Double) -> String? {
+        elapsed = seconds
+        finished = true
+        return live ? redraw() : nil
+    }
+
+    /// `scanning 3.5 s of 10 s, 2 found (Ctrl-C stops)`; once over, `scanned 10.0 s, 2 found`.
     var timerLine: String {
         let tenths = (min(elapsed, timeout) * 10).rounded(.down) / 10
         let found = devices.count
+        if finished { return "scanned \(tenths) s, \(found) found" }
         return
             "scanning \(tenths) s of \(MeasurementRendering.milliseconds(timeout)) s, \(found) found (Ctrl-C stops)"
     }
@@ -68,7 +87,7 @@ struct ScanTable {
         for device in sorted {
             let rssi = device.rssi.map { "\($0) dBm" } ?? "?"
             lines.append(
-                "\(device.address)  \(Self.bar(device.rssi)) \(rssi.leftPadded(8))  \(Self.name(device))"
+                "\(device.address)  \(Self.bar(device.rssi)) \(rssi.leftPadded(8))  \(Self.name(device))\(mark(device))"
             )
         }
         // Move up over the previous table and draw the new one.

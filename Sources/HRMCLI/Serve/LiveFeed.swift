@@ -217,6 +217,17 @@ extension LiveFeed.StrapState {
     }
 }
 
+/// `hrm serve`'s feed as a session's output: immediate, because the feed only hands each line
+/// to its clients' bounded queues (a client that cannot keep up is dropped, never waited for).
+struct LiveFeedOutput: OutputProvider {
+    /// The feed the server reads.
+    let feed: LiveFeed
+
+    func open(_ context: OutputContext) async throws(OutputFailure) -> SessionOutput {
+        SessionOutput(delivery: .immediate(LiveFeedSink(feed: feed)))
+    }
+}
+
 /// The feed as one of the session's sinks.
 struct LiveFeedSink: EventSink {
     let feed: LiveFeed

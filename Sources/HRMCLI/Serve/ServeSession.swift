@@ -8,9 +8,9 @@ public enum ServeSession {
         whenStopped: @escaping @Sendable () async -> Void
     ) async -> Int32 {
         StandardOutput.prepare()
-        return await WatchSession.run(
-            arguments.options(command: "serve", recording: record.map { .file($0) }),
-            extraSinks: [LiveFeedSink(feed: feed)], whenStopped: whenStopped)
+        var options = arguments.options(command: "serve", recording: record.map { .file($0) })
+        options.outputs.append(LiveFeedOutput(feed: feed))
+        return await WatchSession.run(options, whenStopped: whenStopped)
     }
 
     /// A line for people on stderr (`hrm serve: ...`), escaped like every diagnostic.

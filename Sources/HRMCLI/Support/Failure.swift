@@ -50,7 +50,8 @@ enum Failure {
             json.line(
                 MonitorEventJSON.line(
                     MonitorEvent(
-                        device: nil, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)
+                        device: nil,
+                        kind: .error(code: EventErrorCode(error.code), message: error.message, hex: nil)
                     )), flush: true)
         }
         return exitStatus(error)

@@ -91,6 +91,14 @@ enum StandardOutput {
     }
 }
 
+extension StandardOutput {
+    /// `line` on stderr when standard input is a terminal: a command about to wait for what a
+    /// person types says so, rather than sitting silent. Nothing when input comes from a pipe.
+    static func hintWhenTyped(_ line: String) {
+        if isatty(STDIN_FILENO) == 1 { diagnostic(line) }
+    }
+}
+
 /// An errno in words, for messages: `Bad file descriptor`, not `errno 9`.
 enum Errno {
     static func text(_ code: Int32) -> String {

@@ -146,7 +146,8 @@ struct ConnectionSupervisor: Sendable {
                 holdings.notifications = measurement
                 break
             }
-            status(.disconnected)
+            // bluetoothd says no more than Connected=false (5.66 has no reason on the bus).
+            status(.disconnected, "the link dropped")
             if !reconnect {
                 // The link is gone already: nothing to disconnect.
                 holdings.connection = false
@@ -181,28 +182,28 @@ struct ConnectionSupervisor: Sendable {
             let message = "the strap did not give " + info.unread.joined(separator: "; ")
             pipeline.send(
                 MonitorEvent(
-                    device: address, kind: .error(code: "info_unavailable", message: message, hex: nil)))
+                    device: address, kind: .error(code: .infoUnavailable, message: message, hex: nil)))
         }
     }
 
     /// What the BlueZ client says about the notifications, as events.
     private func report(_ event: NotificationEvent) {
-        let (code, message): (String, String)
+        let (code, message): (EventErrorCode, String)
         switch event {
         case .value(let bytes):
             return pipeline.send(MonitorEvent.decoding(bytes, device: address))
         case .fellBackToStartNotify(let error):
             (code, message) = (
-                "acquire_notify_failed", "\(error.message); notifications come by StartNotify instead"
+                .acquireNotifyFailed, "\(error.message); notifications come by StartNotify instead"
             )
         case .dropped(let count):
             (code, message) = (
-                "notifications_dropped",
+                .notificationsDropped,
                 "\(count) notification\(count == 1 ? "" : "s") dropped: the output did not keep up"
             )
         case .wrongValueType(let signature, let value):
             (code, message) = (
-                SessionCounter.malformedValue,
+                .malformedValue,
                 "bluetoothd announced a notification of D-Bus type \(signature), not bytes: \(value)"
             )
         }
@@ -228,7 +229,8 @@ extension MonitorEvent {
             return MonitorEvent(
                 device: device,
                 kind: .error(
-                    code: error.code.rawValue, message: error.description, hex: HexPayload.format(bytes)))
+                    code: EventErrorCode(error.code), message: error.description,
+                    hex: HexPayload.format(bytes)))
         }
     }
 }

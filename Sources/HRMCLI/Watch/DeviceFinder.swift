@@ -19,6 +19,8 @@ struct DeviceFinder: Sendable {
     /// Told when the last device watched is not around and the strongest monitor is taken
     /// instead (perhaps someone else's): the detail of a `scanning` status.
     var fallingBack: @Sendable (String) async -> Void = { _ in }
+    /// Every monitor the scans saw, for a "not found" message.
+    let sightings = Sightings()
 
     /// The device, or nil when none was found in time (or the task was cancelled meanwhile).
     func find() async throws(BlueZError) -> DiscoveredDevice? {
@@ -48,6 +50,7 @@ struct DeviceFinder: Sendable {
         // Ticks make the choice even when bluetoothd reports nothing new (an unknown RSSI).
         for await update in stream.ticking(every: .milliseconds(100)).until(limit) {
             if case .element(let device) = update {
+                sightings.saw(device)
                 if seen.insert(device.address).inserted {
                     lastNew = .now
                     HRMLog.watch.debug("candidate \(device.logText)")
@@ -108,6 +111,7 @@ struct DeviceFinder: Sendable {
         let stream = try await client.discover(adapter: adapter)
         await scanning()
         for await device in stream.until(ContinuousClock.now + (scanFor ?? scanTimeout.duration)) {
+            sightings.saw(device)
             guard !found.contains(where: { $0?.address == device.address }),
                 let index = requests.indices.first(where: {
                     found[$0] == nil && Self.matches(device, requests[$0])

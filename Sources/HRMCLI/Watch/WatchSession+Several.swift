@@ -15,6 +15,7 @@ extension WatchSession {
         var assignments: [Assignment] = []
         var missing: [StrapRequest] = []
         var seekers: [StrapSeeker] = []
+        var sightings: [Sightings] = []
         do throws(BlueZError) {
             // Two spellings of one adapter (hci0 and its address) are one adapter: one gate.
             var gates: [(path: AdapterPath, gate: ConnectGate)] = []
@@ -30,6 +31,7 @@ extension WatchSession {
                 let finder = DeviceFinder(
                     client: client, adapter: adapter, wanted: nil, scanTimeout: options.scanTimeout,
                     scanning: { status(.scanning) })
+                sightings.append(finder.sightings)
                 let found: [DiscoveredDevice?] =
                     options.all
                     ? try await finder.findAll() : try await finder.find(each: requests.map(\.wanted))
@@ -58,7 +60,11 @@ extension WatchSession {
             let what =
                 options.all
                 ? "no heart-rate monitor" : "none of " + missing.map(\.spoken).joined(separator: ", ")
-            return .failed(BlueZError(.deviceNotFound, "\(what) found in \(searched)"), device: nil)
+            return .failed(
+                BlueZError(
+                    .deviceNotFound,
+                    "\(what) found in \(searched)" + (options.all ? "" : Sightings.told(sightings))),
+                device: nil)
         }
         for request in missing {
             reportStrapFailure(
@@ -134,7 +140,7 @@ extension WatchSession {
             var remaining = assignments.count
             var fatal: (error: BlueZError, device: String)? = nil
             var last: (error: BlueZError, device: String)? = nil
-            var dropped = false
+            var dropped: String? = nil
             while remaining > 0, let finished = await group.next() {
                 let (device, result): (String, Result<ConnectionSupervisor.Outcome, BlueZError>)
                 switch finished {
@@ -155,7 +161,15 @@ extension WatchSession {
                 case .success(.stopped):
                     continue
                 case .success(.dropped):
-                    dropped = true
+                    dropped = device
+                    if remaining > 0 {
+                        reportStrapFailure(
+                            BlueZError(
+                                .disconnected,
+                                "the link dropped and --no-reconnect was given: not reconnecting; watching the others"
+                            ),
+                            device: device)
+                    }
                 case .failure(let error) where error.code == .cancelled:
                     continue
                 case .failure(let error) where Self.concernsEveryStrap(error):
@@ -175,7 +189,7 @@ extension WatchSession {
             if let fatal { return .failed(fatal.error, device: fatal.device) }
             if stop.reason != nil { return .stopped(device: nil) }
             if let last { return .failed(last.error, device: last.device) }
-            return dropped ? .dropped : .stopped(device: nil)
+            return dropped.map { .dropped(device: $0) } ?? .stopped(device: nil)
         }
     }
 
@@ -188,6 +202,7 @@ extension WatchSession {
     private func reportStrapFailure(_ error: BlueZError, device: String?) {
         pipeline.send(
             MonitorEvent(
-                device: device, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)))
+                device: device,
+                kind: .error(code: EventErrorCode(error.code), message: error.message, hex: nil)))
     }
 }

@@ -1,5 +1,4 @@
 import BlueZ
-import MQTT
 
 #if canImport(Glibc)
     import Glibc
@@ -23,102 +22,59 @@ struct WatchOptions: Sendable {
     var zones: HeartRateZones? = nil
     var alertAbove: Int? = nil
     var alertBelow: Int? = nil
-    var onAlert: String? = nil
-    var recording: RecordingChoice? = nil
-    var mqtt: MQTTSettings? = nil
+    /// Where the events go besides stdout, in the order asked for: the recording, then the
+    /// outputs of `OutputArguments`, then what the command adds (`hrm serve`'s feed).
+    var outputs: [any OutputProvider] = []
 }
 
 /// One `watch` run: finds the strap, hands it to a connection supervisor, and sends everything
 /// that happens through one pipeline (a counter, a battery filter, zones, HRV, alerts and the
-/// session's summary, then `--on-alert` and stdout) until a limit, Ctrl-C, SIGTERM or a closed
-/// stdout stops it, all through one `SessionStop`.
+/// session's summary, then the outputs) until a limit, Ctrl-C, SIGTERM or a closed stdout stops
+/// it, all through one `SessionStop`.
 struct WatchSession: Sendable {
     let options: WatchOptions
     let stop: SessionStop
     let counter: SessionCounter
-    let stdout: StdoutSink
+    let outputs: SessionOutputs
     let pipeline: EventPipeline
-    /// Whether the recording asked for was kept; nil when none was asked for.
-    let recording: RecordingOutcome?
 
-    /// Runs a session for `options`: first makes sure a recording can be written (a path that
-    /// exists, a folder that cannot be made: told before connecting, exit 73), then watches.
-    /// `extraSinks` (`hrm serve`'s feed) get every event after the others; `whenStopped` runs as
-    /// the session is stopped, before the strap is let go.
-    static func run(
-        _ options: WatchOptions, extraSinks: [any EventSink] = [],
-        whenStopped: (@Sendable () async -> Void)? = nil
-    ) async -> Int32 {
-        var target: RecordingSink.Target? = nil
-        if let recording = options.recording {
-            do throws(RecordingFile.Failure) {
-                switch recording {
-                case .file(let path): target = .file(try RecordingFile(creating: path))
-                case .sessions(let folder):
-                    try folder.prepare()
-                    target = .sessions(folder)
-                }
-            } catch {
-                return failBeforeStart(options, code: RecordingSink.failedCode, message: "\(error)") {
-                    73  // EX_CANTCREAT
-                }
-            }
-        }
+    /// Runs a session for `options`: first opens its outputs (a recording's file, a broker), so
+    /// that one that cannot be had is told before anything connects, then watches, stdout last.
+    /// `whenStopped` runs as the session is stopped, before the strap is let go.
+    static func run(_ options: WatchOptions, whenStopped: (@Sendable () async -> Void)? = nil) async -> Int32
+    {
         let relay = EventRelay()
-        var mqtt: MQTTSink? = nil
-        if let settings = options.mqtt {
-            do throws(MQTTError) {
-                mqtt = try await MQTTSink.connect(settings, command: options.command, report: relay.send)
-            } catch {
-                return failBeforeStart(options, code: error.code.rawValue, message: "MQTT: \(error.message)")
-                {
-                    error.code == .refused ? 77 : 69  // EX_NOPERM, EX_UNAVAILABLE
-                }
-            }
+        let stop = SessionStop(whenStopped: whenStopped)
+        let outputs: SessionOutputs
+        do throws(OutputFailure) {
+            outputs = try await SessionOutputs.open(
+                options.outputs + [StdoutOutput()],
+                OutputContext(options: options, report: relay.send, stop: stop))
+        } catch {
+            return failBeforeStart(options, error)
         }
-        let session = WatchSession(
-            options: options, recording: target, mqtt: mqtt, relay: relay, extraSinks: extraSinks,
-            stop: SessionStop(whenStopped: whenStopped))
+        let session = WatchSession(options: options, outputs: outputs, stop: stop)
+        relay.connect(session.pipeline)
         return await session.run()
     }
 
     /// A failure before anything started: said on stderr (and as an `error` line in JSON output).
-    private static func failBeforeStart(
-        _ options: WatchOptions, code: String, message: String, status: () -> Int32
-    ) -> Int32 {
-        StandardOutput.diagnostic("hrm \(options.command): \(message)")
+    private static func failBeforeStart(_ options: WatchOptions, _ failure: OutputFailure) -> Int32 {
+        StandardOutput.diagnostic("hrm \(options.command): \(failure.message)")
         if options.format == .json {
-            let event = MonitorEvent(device: nil, kind: .error(code: code, message: message, hex: nil))
+            let event = MonitorEvent(
+                device: nil, kind: .error(code: failure.code, message: failure.message, hex: nil))
             LineWriter().line(MonitorEventJSON.line(event), flush: true)
         }
-        return status()
+        return failure.status
     }
 
-    init(
-        options: WatchOptions, recording: sending RecordingSink.Target? = nil, mqtt: MQTTSink? = nil,
-        relay: EventRelay = EventRelay(), extraSinks: [any EventSink] = [], stop: SessionStop = SessionStop()
-    ) {
+    init(options: WatchOptions, outputs: SessionOutputs, stop: SessionStop) {
         self.options = options
         self.stop = stop
+        self.outputs = outputs
         counter = options.limits.counter(stop)
-        stdout = StdoutSink(
-            renderer: StdoutSink.renderer(
-                for: options.format, terminal: StandardOutput.isLiveTerminal,
-                colour: options.colour.colours(live: StandardOutput.isLiveTerminal),
-                several: options.straps.count > 1 || options.all),
-            format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
-        var queued = Self.queuedSinks(options, relay)
-        if let recording {
-            let outcome = RecordingOutcome()
-            self.recording = outcome
-            queued.insert(Self.recorder(recording, options, outcome, relay), at: 0)
-        } else {
-            self.recording = nil
-        }
-        if let mqtt { queued.append(mqtt) }
-        pipeline = EventPipeline(
-            processors: Self.processors(options, counter), sinks: queued + extraSinks + [stdout])
-        relay.connect(pipeline)
+        pipeline = EventPipeline(processors: Self.processors(options, counter), sinks: outputs.sinks)
     }
 
     /// Counting first (`--count` swallows what comes after its last measurement), then what
@@ -138,49 +94,6 @@ struct WatchSession: Sendable {
         return processors
     }
 
-    /// The recording: a queue long enough for a slow disk's hiccups (4096 events, more than an
-    /// hour of a strap at 1 Hz); past that the oldest are dropped and the loss is reported.
-    private static func recorder(
-        _ target: sending RecordingSink.Target, _ options: WatchOptions, _ outcome: RecordingOutcome,
-        _ relay: EventRelay
-    ) -> QueuedSink {
-        let sink = RecordingSink(
-            target, start: .now(), startInstant: .now, command: options.command, outcome: outcome,
-            report: relay.send)
-        // Lines reach the file within 50 ms: a batch per wake-up instead of a wake-up per event.
-        return QueuedSink(sink, capacity: 4096, policy: .dropOldest, gather: .milliseconds(50)) { trouble in
-            guard case .dropped(let count) = trouble else { return }
-            relay.send(
-                MonitorEvent(
-                    device: nil,
-                    kind: .error(
-                        code: RecordingSink.droppedCode,
-                        message:
-                            "\(count) event\(count == 1 ? "" : "s") came faster than the disk took them: not recorded",
-                        hex: nil)))
-        }
-    }
-
-    /// Sinks that do slow work on tasks of their own: before stdout, so that they get each event
-    /// first.
-    private static func queuedSinks(_ options: WatchOptions, _ relay: EventRelay) -> [any EventSink] {
-        guard let command = options.onAlert else { return [] }
-        let alerts = AlertCommand(command: command, timeout: .seconds(30), report: relay.send)
-        return [
-            QueuedSink(alerts, capacity: 16, policy: .dropOldest) { trouble in
-                guard case .dropped(let count) = trouble else { return }
-                relay.send(
-                    MonitorEvent(
-                        device: nil,
-                        kind: .error(
-                            code: AlertCommand.errorCode,
-                            message:
-                                "--on-alert: \(count) alert\(count == 1 ? "" : "s") came while earlier commands still ran: not run",
-                            hex: nil)))
-            }
-        ]
-    }
-
     func status(_ state: MonitorEvent.State, _ device: String? = nil, _ detail: String? = nil) {
         pipeline.send(MonitorEvent(device: device, kind: .status(state, detail: detail)))
     }
@@ -189,17 +102,19 @@ struct WatchSession: Sendable {
     enum Ending: Sendable {
         /// Stopped (a limit, Ctrl-C, a closed stdout), with the strap it was watching if any.
         case stopped(device: String?)
-        /// The link dropped and --no-reconnect was given.
-        case dropped
+        /// The link dropped and --no-reconnect was given: the strap whose link dropped (the last
+        /// one, of several).
+        case dropped(device: String?)
         case failed(BlueZError, device: String?)
     }
 
     /// The exit status: 0 on a stop, 1 when the strap was not found (or dropped without
     /// reconnecting), 69 when the bus went away, else what the failure that ended the run calls
-    /// for; 74 instead of 0 when the recording asked for failed.
+    /// for; instead of 0, the status of an output that failed (74: the recording asked for was
+    /// not kept).
     func run() async -> Int32 {
         await stop.run {
-            stdout.start()
+            outputs.display?.start()
             let timer = options.limits.timer(from: .now, stop)
             defer { timer?.cancel() }
             let ending: Ending
@@ -215,17 +130,17 @@ struct WatchSession: Sendable {
             }
             let status = report(ending)
             await pipeline.finish()
-            return recordingStatus(status)
+            return outputStatus(status)
         }
     }
 
-    /// 74 (EX_IOERR) for a run that went well but lost the recording asked for (a full disk, a
-    /// name taken): said once more at the very end, where a user or a service manager looks.
-    /// Any other failure keeps its own status.
-    private func recordingStatus(_ status: Int32) -> Int32 {
-        guard status == 0, let reason = recording?.failureReason else { return status }
-        StandardOutput.diagnostic("hrm \(options.command): the recording was not kept: \(reason)")
-        return 74
+    /// The status of an output that failed during a run that went well (74, EX_IOERR, for a
+    /// recording not kept: a full disk, a name taken): said once more at the very end, where a
+    /// user or a service manager looks. Any other failure keeps its own status.
+    private func outputStatus(_ status: Int32) -> Int32 {
+        guard status == 0, let verdict = outputs.verdict() else { return status }
+        StandardOutput.diagnostic("hrm \(options.command): \(verdict.message)")
+        return verdict.status
     }
 
     private func watch(_ client: BlueZClient) async -> Ending {
@@ -246,7 +161,10 @@ struct WatchSession: Sendable {
                 if Task.isCancelled { return .stopped(device: nil) }
                 let what = request?.spoken ?? "heart-rate monitor"
                 return .failed(
-                    BlueZError(.deviceNotFound, "no \(what) found in \(options.scanTimeout.spoken)"),
+                    BlueZError(
+                        .deviceNotFound,
+                        "no \(what) found in \(options.scanTimeout.spoken)"
+                            + (request == nil ? "" : Sightings.told([finder.sightings]))),
                     device: nil)
             }
             device = target.address.description
@@ -256,7 +174,7 @@ struct WatchSession: Sendable {
                 reconnect: options.reconnect)
             switch try await supervisor.run() {
             case .stopped: return .stopped(device: device)
-            case .dropped: return .dropped
+            case .dropped: return .dropped(device: device)
             }
         } catch {
             return .failed(error, device: device)
@@ -275,7 +193,19 @@ struct WatchSession: Sendable {
         switch ending {
         case .stopped(let device):
             return stopped(device)
-        case .dropped:
+        case .dropped(let device):
+            // Said, then ended as a stop is (the summary, `stopped`), with the status that tells
+            // a service manager the run did not end as asked: a unit with --no-reconnect restarts.
+            pipeline.send(
+                MonitorEvent(
+                    device: device,
+                    kind: .error(
+                        code: EventErrorCode(.disconnected),
+                        message:
+                            "the link to \(device ?? "the strap") dropped and --no-reconnect was given: not reconnecting",
+                        hex: nil)),
+                waitingAtMost: .seconds(2))
+            _ = stopped(nil)
             return 1
         case .failed(let error, let device):
             // Ctrl-C while a call was on its way is a stop asked for, not a failure.
@@ -297,7 +227,7 @@ struct WatchSession: Sendable {
     private func fail(_ error: BlueZError) -> Int32 {
         pipeline.send(
             MonitorEvent(
-                device: nil, kind: .error(code: error.code.rawValue, message: error.message, hex: nil)),
+                device: nil, kind: .error(code: EventErrorCode(error.code), message: error.message, hex: nil)),
             waitingAtMost: .seconds(2))
         if let hint = Failure.hint(error) { StandardOutput.diagnostic("  hint: \(hint)") }
         return Failure.exitStatus(error)

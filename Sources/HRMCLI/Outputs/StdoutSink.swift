@@ -154,7 +154,7 @@ final class StdoutSink: EventSink {
         return MonitorEvent(
             device: nil,
             kind: .error(
-                code: "output_stalled",
+                code: .outputStalled,
                 message:
                     "standard output took nothing for \(shown) s: notifications that came meanwhile may have been lost\(lost)",
                 hex: nil))

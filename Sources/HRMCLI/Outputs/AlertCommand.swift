@@ -19,8 +19,6 @@ struct AlertCommand: SlowEventSink {
     /// Sends a problem (`alert_command_failed`) into the session, from the sink's task.
     let report: @Sendable (MonitorEvent) -> Void
 
-    static let errorCode = "alert_command_failed"
-
     func write(_ event: MonitorEvent) async throws {
         guard case .alert(let alert) = event.kind else { return }
         let variables = [
@@ -50,7 +48,8 @@ struct AlertCommand: SlowEventSink {
 
     private func problem(_ event: MonitorEvent, _ message: String) {
         report(
-            MonitorEvent(device: event.device, kind: .error(code: Self.errorCode, message: message, hex: nil))
+            MonitorEvent(
+                device: event.device, kind: .error(code: .alertCommandFailed, message: message, hex: nil))
         )
     }
 }

@@ -1,0 +1,15 @@
+/// The session's display on stdout, in the format chosen: a live line or table on a terminal,
+/// lines, JSON lines or CSV otherwise. Every session has it, last.
+struct StdoutOutput: OutputProvider {
+    func open(_ context: OutputContext) async throws(OutputFailure) -> SessionOutput {
+        let options = context.options
+        let live = StandardOutput.isLiveTerminal
+        let stop = context.stop
+        let sink = StdoutSink(
+            renderer: StdoutSink.renderer(
+                for: options.format, terminal: live, colour: options.colour.colours(live: live),
+                several: options.straps.count > 1 || options.all),
+            format: options.format, command: "watch", closed: { stop.stop(.outputClosed) })
+        return SessionOutput(delivery: .display(sink))
+    }
+}

@@ -1,0 +1,21 @@
+/// How `watch` writes events: one renderer per output mode. Each returns the text to write to
+/// stdout for an event (nil for nothing); diagnostics go to stderr separately.
+protocol EventRenderer {
+    /// Text to write before any event (a CSV header), if any.
+    var header: String? { get }
+    /// The stdout text for `event`, newline included; nil when this mode does not show it.
+    mutating func render(_ event: MonitorEvent) -> String?
+    /// Text to write when the run ends (restores a live display), if any.
+    mutating func finish() -> String?
+    /// Before a line on stderr: what takes the live display off the screen, if there is one.
+    mutating func suspend() -> String?
+    /// After it: what draws the live display again.
+    mutating func resume() -> String?
+}
+
+extension EventRenderer {
+    var header: String? { nil }
+    mutating func finish() -> String? { nil }
+    mutating func suspend() -> String? { nil }
+    mutating func resume() -> String? { nil }
+}

@@ -1,0 +1,6 @@
+/// `--json`: the JSON-lines contract, every event.
+struct JSONLinesRenderer: EventRenderer {
+    mutating func render(_ event: MonitorEvent) -> String? {
+        MonitorEventJSON.line(event) + "\n"
+    }
+}
