@@ -4,6 +4,7 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 SHAREDIR ?= $(DATADIR)/hrm
 MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/hrm
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
@@ -68,6 +69,7 @@ deps:
 	pkg-config --exists libmosquitto 2>/dev/null || need="$$need libmosquitto-dev"; \
 	[ -f /usr/include/toml++/toml.h ] || need="$$need libtomlplusplus-dev"; \
 	command -v dbus-daemon >/dev/null || need="$$need dbus-daemon"; \
+	command -v python3 >/dev/null || need="$$need python3"; \
 	if [ -z "$$need" ]; then echo "deps: all there"; exit 0; fi; \
 	sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	echo "deps: installing$$need"; \
@@ -137,14 +139,18 @@ install:
 	@test -f $(RELEASE_DOCS)/man1/hrm.1 || { \
 		echo "make install: $(RELEASE_DOCS) is missing: run \`make release\` first, as yourself (not with sudo)" >&2; \
 		exit 1; }
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SHAREDIR)/scenarios" "$(DESTDIR)$(MANDIR)/man1" \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(SHAREDIR)/scenarios" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)" \
 		"$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(USERUNITDIR)"
 	for p in $(PROGRAMS); do \
 		install -m 0755 "$(RELEASE_BIN)/$$p" "$(DESTDIR)$(BINDIR)/$$p" && \
 		$(STRIP) --remove-section=.comment --remove-section=.note "$(DESTDIR)$(BINDIR)/$$p" || exit 1; \
 	done
 	install -m 0644 Scenarios/*.json "$(DESTDIR)$(SHAREDIR)/scenarios/"
-	install -m 0644 $(RELEASE_DOCS)/man1/*.1 "$(DESTDIR)$(MANDIR)/man1/"
+	for page in $(RELEASE_DOCS)/man1/*.1; do \
+		sed 's|@DOCDIR@|$(DOCDIR)|g' "$$page" > "$(DESTDIR)$(MANDIR)/man1/$${page##*/}" && \
+		chmod 0644 "$(DESTDIR)$(MANDIR)/man1/$${page##*/}" || exit 1; \
+	done
+	install -m 0644 $(RELEASE_DOCS)/doc/README.md $(RELEASE_DOCS)/doc/json-lines.md "$(DESTDIR)$(DOCDIR)/"
 	for p in hrm hrm-sim; do \
 		install -m 0644 $(RELEASE_DOCS)/completions/$$p.bash "$(DESTDIR)$(BASHCOMPDIR)/$$p" && \
 		install -m 0644 $(RELEASE_DOCS)/completions/_$$p "$(DESTDIR)$(ZSHCOMPDIR)/_$$p" && \
@@ -154,7 +160,9 @@ install:
 	chmod 0644 "$(DESTDIR)$(USERUNITDIR)/hrm-record.service"
 
 uninstall:
-	for p in $(PROGRAMS); do rm -f "$(DESTDIR)$(BINDIR)/$$p" "$(DESTDIR)$(MANDIR)/man1/$$p.1"; done
+	for p in $(PROGRAMS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done
+	rm -f "$(DESTDIR)$(MANDIR)/man1/hrm.1" "$(DESTDIR)$(MANDIR)/man1/"hrm-*.1
+	rm -rf "$(DESTDIR)$(DOCDIR)"
 	for p in hrm hrm-sim; do \
 		rm -f "$(DESTDIR)$(BASHCOMPDIR)/$$p" "$(DESTDIR)$(ZSHCOMPDIR)/_$$p" "$(DESTDIR)$(FISHCOMPDIR)/$$p.fish"; \
 	done

@@ -6,20 +6,20 @@ set -euo pipefail
 bin=$1 generate_manual=$2 out=$3 date=$4
 
 rm -rf "$out"
-mkdir -p "$out/man1" "$out/completions" "$out/tmp"
-for program in hrm hrm-sim hrm-serve; do
-    "$generate_manual" "$bin/$program" --date "$date" --output-directory "$out/tmp"
-    # One page per program, named for it. mdoc wants .Pp between paragraphs, not the blank lines
-    # of the help text. hrm-serve calls itself "hrm serve" (the command it runs for), a name
-    # with a space that whatis cannot index: its page is named for the binary.
-    upper=$(tr '[:lower:]' '[:upper:]' <<<"$program")
-    sed -e 's/^$/.Pp/' \
-        -e "s/^\.Nm \"[^\"]* [^\"]*\"\$/.Nm $program/" \
-        -e "s/^\.Dt \"[^\"]* [^\"]*\" /.Dt $upper /" \
-        "$out"/tmp/*.1 > "$out/man1/$program.1"
-    rm "$out"/tmp/*.1
-done
-rmdir "$out/tmp"
+mkdir -p "$out/man1" "$out/completions" "$out/doc" "$out/generated"
+# A page per hrm command (hrm-watch(1), as git's), and hrm-sim's; hrm-serve's page is `hrm
+# serve`'s. man-pages.py adds what generate-manual leaves out (see it). The README's folder is
+# @DOCDIR@ until `make install` knows where it goes.
+"$generate_manual" "$bin/hrm" --multi-page --date "$date" --output-directory "$out/generated"
+"$generate_manual" "$bin/hrm-sim" --date "$date" --output-directory "$out/generated"
+python3 packaging/man-pages.py "$out/generated" "$out/man1" @DOCDIR@ packaging/man-examples
+rm -rf "$out/generated"
+
+# The README, and its JSON-lines reference on its own (the contract other programs read), for
+# PREFIX/share/doc/hrm.
+cp README.md "$out/doc/README.md"
+awk '/^## JSON lines$/ {on = 1} on && /^## / && !/^## JSON lines$/ {exit} on' README.md > "$out/doc/json-lines.md"
+[ -s "$out/doc/json-lines.md" ] || { echo "release-docs: no '## JSON lines' section in README.md" >&2; exit 1; }
 
 # hrm-serve is not typed (hrm serve is): completions for hrm and hrm-sim. A bash completion is
 # sourced, not run: no #! line.

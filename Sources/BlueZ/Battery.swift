@@ -11,7 +11,8 @@ extension BlueZClient {
         // Levels change every few minutes: a consumer that lags that far gets the newest 16.
         let (stream, continuation) = AsyncStream.makeStream(
             of: Int.self, bufferingPolicy: .bufferingNewest(16))
-        let relay = Task {
+        let tasks = self.tasks
+        let relay = tasks.run {
             for await event in events {
                 switch event {
                 case .propertiesChanged(let change)
@@ -31,7 +32,7 @@ extension BlueZClient {
         }
         continuation.onTermination = { [weak self] _ in
             relay.cancel()
-            Task { await self?.unwatch(watcher) }
+            tasks.run { await self?.unwatch(watcher) }
         }
         return stream
     }

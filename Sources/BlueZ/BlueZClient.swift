@@ -22,7 +22,14 @@ public actor BlueZClient {
 
     let connection: Connection
     var mirror = ObjectMirror()
-    private var follower: Task<Void, Never>? = nil
+    /// Applies bluetoothd's signals to the mirror (MirrorFollower.swift); close() ends it and
+    /// waits for it.
+    var follower: Task<Void, Never>? = nil
+    /// The mirror's subscription's bound, and a test's hold on its follower.
+    let mirrorOptions: MirrorOptions
+    /// Numbers each characteristic's Value signals, so that a StartNotify session can count those
+    /// the mirror's stream dropped.
+    nonisolated let valueNumbers = ValueNumbers()
     private var watchers: [Int: AsyncStream<ObjectEvent>.Continuation] = [:]
     private var nextWatcher = 0
     /// The connection to the bus is gone (not closed by us).
@@ -30,8 +37,11 @@ public actor BlueZClient {
     private var lossWaiters: [Int: AsyncStream<Void>.Continuation] = [:]
     /// Characteristics with a StartNotify session of ours, by path.
     var notifying: Set<AttributePath> = []
-    /// StopNotify calls on their way, by characteristic path.
+    /// StopNotify calls on their way, by characteristic path (kept in `tasks` too).
     var stopping: [AttributePath: Task<Void, Never>] = [:]
+    /// The tasks started from callbacks (a stream's or a socket's end) and the relays of streams
+    /// handed out: close() cancels them and waits for them.
+    nonisolated let tasks = ClientTasks()
     /// The acquired notify sockets, by characteristic path: each one's reader, and what its
     /// stream dropped (see `StreamDrops`).
     var acquired: [AttributePath: (reader: DatagramReader, drops: StreamDrops)] = [:]
@@ -46,10 +56,11 @@ public actor BlueZClient {
     nonisolated let logsSignals: Bool
     nonisolated let logsNotifications: Bool
 
-    init(connection: Connection, callTimeout: Duration, logger: Logger) {
+    init(connection: Connection, callTimeout: Duration, logger: Logger, mirrorOptions: MirrorOptions) {
         self.connection = connection
         self.callTimeout = callTimeout
         self.logger = logger
+        self.mirrorOptions = mirrorOptions
         logsSignals = logger.logLevel <= .debug
         logsNotifications = logger.logLevel <= .trace
     }
@@ -64,6 +75,15 @@ public actor BlueZClient {
         async throws(BlueZError)
         -> BlueZClient
     {
+        try await connect(
+            address: address, timeout: timeout, logger: logger, busLogger: busLogger, mirror: MirrorOptions())
+    }
+
+    /// `connect` with the mirror's subscription bounded as `mirror` says (tests make it small and
+    /// hold its follower).
+    static func connect(
+        address: String?, timeout: Duration, logger: Logger?, busLogger: Logger?, mirror: MirrorOptions
+    ) async throws(BlueZError) -> BlueZClient {
         let logger = logger ?? Connection.loggingDisabled
         let busLogger = busLogger ?? logger
         let connection: Connection
@@ -89,7 +109,8 @@ public actor BlueZClient {
                 .noSystemBus, "the system D-Bus is not running: nothing answers at \(busAddress) (\(reason))",
                 dbusName: error.name.rawValue)
         }
-        let client = BlueZClient(connection: connection, callTimeout: timeout, logger: logger)
+        let client = BlueZClient(
+            connection: connection, callTimeout: timeout, logger: logger, mirrorOptions: mirror)
         try await client.load()
         return client
     }
@@ -102,47 +123,14 @@ public actor BlueZClient {
         return String(cString: value)
     }
 
-    /// What the mirror follows, in bus order: bluetoothd's object signals and its name changing
-    /// hands (a restart: the old owner gone, then a new one).
-    enum BusEvent: Sendable {
-        case object(ObjectEvent)
-        case owner(String?)
-    }
-
     func load() async throws(BlueZError) {
-        let rules = [
-            MatchRule(
-                sender: Self.service, path: .root, interface: .objectManager, member: "InterfacesAdded"),
-            MatchRule(
-                sender: Self.service, path: .root, interface: .objectManager, member: "InterfacesRemoved"),
-            MatchRule(
-                sender: Self.service, pathNamespace: "/org/bluez", interface: .properties,
-                member: "PropertiesChanged"),
-            MatchRule(
-                sender: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "NameOwnerChanged",
-                arg0: Self.service.rawValue),
-        ]
         do throws(DBusError) {
-            let events = try await connection.subscribe(rules) { message -> BusEvent? in
-                if message.interface == .bus {
-                    guard case .string(let owner)? = message.body.last else { return nil }
-                    return .owner(owner.isEmpty ? nil : owner)
-                }
-                return (try? ObjectEvent(message)).map(BusEvent.object)
-            }
+            let events = try await subscribeToObjects()
             let objects = try await connection.managedObjects(destination: Self.service, timeout: callTimeout)
             mirror = ObjectMirror(objects)
             if logsSignals { logLoaded() }
-            follower = Task { [weak self] in
-                for await event in events {
-                    switch event {
-                    case .object(let change): await self?.apply(change)
-                    case .owner(let owner): await self?.ownerChanged(owner)
-                    }
-                }
-                // The subscription ends with the connection: the bus went away (dbus-daemon
-                // stopped or restarted), unless this client was closed.
-                if !Task.isCancelled { await self?.lostTheBus() }
+            follower = Task { [reference = WeakClient(client: self), hold = mirrorOptions.beforeEachSignal] in
+                await BlueZClient.follow(events, of: reference, hold: hold)
             }
         } catch {
             throw await failure(error, call: "GetManagedObjects", timeout: callTimeout)
@@ -181,40 +169,33 @@ public actor BlueZClient {
         logger.info(
             owner.map { "bluetoothd is on the bus (\($0)): loading its objects again" }
                 ?? "bluetoothd left the bus: its objects are gone")
-        guard owner != nil else {
-            for path in mirror.paths(with: Self.deviceInterface) {
-                if case .boolean(true)? = mirror.properties(path, Self.deviceInterface)?["Connected"] {
-                    apply(
-                        .propertiesChanged(
-                            PropertiesChanged(
-                                path: path, interface: Self.deviceInterface,
-                                changed: ["ServicesResolved": .boolean(false), "Connected": .boolean(false)],
-                                invalidated: [])))
-                }
-            }
-            for (path, interfaces) in mirror.objects.sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
-                apply(.interfacesRemoved(path: path, interfaces: Array(interfaces.keys)))
-            }
-            return
-        }
+        guard owner != nil else { return resynchronise(to: [:]) }
         guard
             let objects = try? await connection.managedObjects(
                 destination: Self.service, timeout: callTimeout)
         else { return }
-        for (path, interfaces) in objects.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let missing = interfaces.filter { mirror.properties(path, $0.key) == nil }
-            if !missing.isEmpty { apply(.interfacesAdded(path: path, interfaces: missing)) }
-        }
+        resynchronise(to: objects)
     }
 
-    func apply(_ event: ObjectEvent) {
+    /// Applies a signal (or an event made up to stand for what signals said). `valueNumber` is a
+    /// characteristic Value signal's number (`ValueNumbers`): only such a signal is a notification
+    /// for a StartNotify session; a Value that a resynchronisation finds changed is not.
+    func apply(_ event: ObjectEvent, valueNumber: UInt64? = nil) {
         if logsSignals { log(event) }
         mirror.apply(event)
         // StartNotify's values go to their sessions' bounded queues, not through a watcher's
-        // stream: a watcher's stream is unbounded, and a consumer stuck on a full stdout would
-        // let it grow by every notification bluetoothd sends.
-        if !sessions.isEmpty, case .propertiesChanged(let change) = event { routeToSessions(change) }
+        // stream: a consumer stuck on a full stdout would make the watcher drop the newest
+        // events; a session's queue counts what it drops.
+        if !sessions.isEmpty, case .propertiesChanged(let change) = event {
+            routeToSessions(change, valueNumber: valueNumber)
+        }
         for watcher in watchers.values { watcher.yield(event) }
+    }
+
+    /// Brings the mirror to `objects` (a fresh GetManagedObjects, or none: bluetoothd gone) through
+    /// the events that say the differences, so that watchers and sessions hear of them.
+    func resynchronise(to objects: [ObjectPath: [String: ObjectMirror.Properties]]) {
+        for event in mirror.differences(to: objects) { apply(event) }
     }
 
     /// Every object event after the mirror has applied it, until `unwatch`. Bounded: at most
@@ -233,16 +214,19 @@ public actor BlueZClient {
         watchers.removeValue(forKey: id)?.finish()
     }
 
-    /// Ends every notification session and watcher (their streams finish), then closes the bus
-    /// connection. The client is of no use afterwards.
+    /// Ends every notification session and watcher (their streams finish), stops the tasks the
+    /// client started and waits for them (the mirror's follower, relays, calls on their way),
+    /// then closes the bus connection. The client is of no use afterwards.
     public func close() async {
         follower?.cancel()
+        await follower?.value
         for watcher in watchers.values { watcher.finish() }
         watchers = [:]
         for waiter in lossWaiters.values { waiter.finish() }
         lossWaiters = [:]
         for session in sessions.values { session.close() }
         sessions = [:]
+        await tasks.close()
         await connection.close()
     }
 

@@ -39,7 +39,8 @@ extension BlueZClient {
         let (stream, continuation) = AsyncStream.makeStream(
             of: DiscoveredDevice.self, bufferingPolicy: .bufferingNewest(Self.watcherCapacity))
         for device in known { continuation.yield(device) }
-        let relay = Task { [weak self] in
+        let tasks = self.tasks
+        let relay = tasks.run { [weak self] in
             for await event in events {
                 let path: ObjectPath
                 switch event {
@@ -62,7 +63,7 @@ extension BlueZClient {
         continuation.onTermination = { [weak self] _ in
             logger.debug("discovery on \(adapter.name) stops")
             relay.cancel()
-            Task {
+            tasks.run {
                 await self?.unwatch(watcherID)
                 // "No discovery started" (it stopped already) is fine.
                 _ = try? await connection.call(

@@ -121,6 +121,7 @@ extension BlueZClient {
         // bluetoothd closes the socket just before it announces Connected=false: finish once the
         // mirror agrees (2 s at most), so that a reconnect right after does not find it connected.
         let device = characteristic.devicePath.objectPath
+        let tasks = self.tasks
         let reader = try DatagramReader(
             socket: socket, mtu: Int(mtu),
             deliver: tracing(
@@ -130,7 +131,7 @@ extension BlueZClient {
                     "notify socket of \(characteristic.path.objectPath) closed by \(byPeer ? "bluetoothd" : "hrm")"
                 )
                 guard byPeer else { return continuation.finish() }
-                Task {
+                tasks.run {
                     _ = try? await self?.wait("Connected to go false", timeout: .seconds(2)) {
                         mirror -> WaitOutcome<Bool> in
                         if case .boolean(true)? = mirror.properties(device, Self.deviceInterface)?[
@@ -147,7 +148,7 @@ extension BlueZClient {
         let path = characteristic.path
         continuation.onTermination = { [weak self] _ in
             reader.stop()
-            Task { await self?.forget(reader, at: path) }
+            tasks.run { await self?.forget(reader, at: path) }
         }
         return stream
     }
@@ -203,16 +204,20 @@ extension BlueZClient {
             of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(NotifySession.capacity))
         if let fellBack { continuation.yield(.fellBackToStartNotify(fellBack)) }
         session.attach(continuation, inline: inline)
+        let tasks = self.tasks
         continuation.onTermination = { [weak self] termination in
             guard case .cancelled = termination else { return }
             session.detach()
-            Task { await self?.stopNotify(characteristic) }
+            tasks.run { await self?.stopNotify(characteristic) }
         }
         return stream
     }
 
     func startSession(_ characteristic: Characteristic) throws(BlueZError) -> NotifySession {
-        let session = try NotifySession(device: characteristic.devicePath.objectPath)
+        // Value signals numbered so far came before the session: a gap is counted after them.
+        let session = try NotifySession(
+            device: characteristic.devicePath.objectPath,
+            numberedFrom: valueNumbers.current(characteristic.path.objectPath))
         sessions[characteristic.path] = session
         return session
     }
@@ -222,16 +227,19 @@ extension BlueZClient {
     }
 
     /// Passes a change the mirror has applied to the StartNotify sessions it concerns, in bus
-    /// order: a characteristic's Value (a byte array, or malformed), a device's Connected=false.
-    /// Only appends to their queues: whatever their consumers do, the mirror goes on.
-    func routeToSessions(_ change: PropertiesChanged) {
-        if let value = change.changed["Value"], change.interface == Self.characteristicInterface,
+    /// order: a characteristic's Value signal (a byte array, or malformed; `valueNumber` is its
+    /// number, from which the session counts those the mirror's stream dropped), a device's
+    /// Connected=false. A Value without a number (found by loading the objects again) is no
+    /// notification. Only appends to their queues: whatever their consumers do, the mirror goes on.
+    func routeToSessions(_ change: PropertiesChanged, valueNumber: UInt64?) {
+        if let valueNumber, let value = change.changed["Value"],
+            change.interface == Self.characteristicInterface,
             let session = sessions[AttributePath(change.path)]
         {
             if case .bytes(let bytes) = value {
-                session.deliver(bytes)
+                session.deliver(bytes, number: valueNumber)
             } else {
-                session.deliverWrongType(value)
+                session.deliverWrongType(value, number: valueNumber)
             }
         } else if change.changed["Connected"] == .boolean(false), change.interface == Self.deviceInterface {
             for session in sessions.values where session.device == change.path { session.linkDropped() }
@@ -246,7 +254,7 @@ extension BlueZClient {
         if notifying.remove(characteristic.path) != nil {
             let connection = self.connection
             let timeout = callTimeout
-            stopping[characteristic.path] = Task {
+            stopping[characteristic.path] = tasks.run {
                 _ = try? await connection.call(
                     destination: Self.service, path: characteristic.path.objectPath,
                     interface: BlueZNames.Call.characteristic, member: "StopNotify", timeout: timeout)

@@ -37,6 +37,20 @@ final class NotifySession: Sendable {
         /// Notifications dropped and not reported yet, and in all (for tests).
         var dropped = 0
         var droppedInAll = 0
+        /// The number of the last Value signal seen (see `ValueNumbers`): a number skipped is a
+        /// notification the mirror's stream dropped.
+        var lastNumber: UInt64
+
+        init(lastNumber: UInt64) { self.lastNumber = lastNumber }
+
+        /// Counts as dropped the Value signals numbered between the last one and `number`.
+        mutating func count(_ number: UInt64) {
+            guard number > lastNumber else { return }
+            let missed = Int(clamping: number - lastNumber - 1)
+            lastNumber = number
+            dropped += missed
+            droppedInAll += missed
+        }
         var closed = false
         /// The pump waits, or is about to: the next item must wake it (once).
         var pumpWaiting = false
@@ -67,14 +81,18 @@ final class NotifySession: Sendable {
 
     let device: ObjectPath
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let doorbell = DispatchSemaphore(value: 0)
 
     /// Starts the pump: a thread of its own, as the notify socket's reader has, so that a handler
     /// that blocks holds neither the client's actor nor one of the few threads of the pool.
-    init(device: ObjectPath, capacity: Int = NotifySession.capacity) throws(BlueZError) {
+    /// `numberedFrom`: the number of the characteristic's last Value signal before the session.
+    init(device: ObjectPath, numberedFrom: UInt64 = 0, capacity: Int = NotifySession.capacity)
+        throws(BlueZError)
+    {
         self.device = device
         self.capacity = capacity
+        state = Mutex(State(lastNumber: numberedFrom))
         try DetachedThread.start("StartNotify session's delivery", named: "hrm-notify-pump") {
             [weak self, doorbell] in
             // No reference to the session is held while waiting: one never closed still goes.
@@ -116,8 +134,10 @@ final class NotifySession: Sendable {
         }
     }
 
-    func deliver(_ bytes: [UInt8]) {
+    /// A value, the Value signal numbered `number` (see `ValueNumbers`).
+    func deliver(_ bytes: [UInt8], number: UInt64) {
         let wake = state.withLock { state -> Bool in
+            state.count(number)
             let now = ContinuousClock.now
             if !state.echoes.isEmpty {
                 state.echoes.removeAll { now - $0.at > .seconds(1) }
@@ -142,11 +162,12 @@ final class NotifySession: Sendable {
     }
 
     /// A Value that is not a byte array: passed on as such, in order with the values.
-    func deliverWrongType(_ value: Value) {
+    func deliverWrongType(_ value: Value, number: UInt64) {
         var text = value.description
         if text.count > 64 { text = String(text.prefix(64)) + "..." }
         let signature = value.type.description
         let wake = state.withLock { state in
+            state.count(number)
             state.enqueue(.wrongType(signature: signature, value: text), capacity: capacity)
             return state.wake()
         }

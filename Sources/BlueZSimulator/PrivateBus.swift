@@ -56,7 +56,10 @@ public final class PrivateBus: Sendable {
             daemon = try ChildProcess(
                 executable: "dbus-daemon",
                 arguments: ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address=1"],
-                stdoutFD: pipeFDs[1], stderrFD: devNull >= 0 ? devNull : nil)
+                stdoutFD: pipeFDs[1], stderrFD: devNull >= 0 ? devNull : nil,
+                // Ctrl-C and a closed terminal reach the command, which still needs the bus to
+                // let its strap go; hrm-sim stops the daemon itself once the command is done.
+                ownProcessGroup: true)
             close(pipeFDs[1])
         } catch {
             close(pipeFDs[1])

@@ -28,6 +28,22 @@ extension Simulator {
         }
     }
 
+    /// The strap sends `frames` of its 0x2A37 at once, one notification each, by socket and by
+    /// signal as its clients subscribed (a burst faster than any client reads, for tests of what
+    /// a client drops). Returns how many reached a client.
+    public func notifyBurst(address: String, frames: [[UInt8]]) -> Int {
+        guard let parsed = SimulatedAddress(address),
+            let path = devices.first(where: { $0.value.address == parsed })?.key,
+            let device = devices[path], device.connected, device.servicesResolved
+        else { return 0 }
+        var delivered = 0
+        for frame in frames where deliver(frame, to: path) {
+            notificationSent(path)
+            delivered += 1
+        }
+        return delivered
+    }
+
     /// A link drop like the scenario's `drops`, starting now, when a test is ready for it.
     public func dropLink(address: String, for seconds: Double) {
         guard let parsed = SimulatedAddress(address),

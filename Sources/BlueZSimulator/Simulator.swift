@@ -185,7 +185,8 @@ public actor Simulator {
             matching: MatchRule(
                 sender: .bus, interface: .bus, member: "NameOwnerChanged"))
         watcher = Task { [weak self] in
-            for await message in leaving {
+            for await signal in leaving {
+                let message = signal.element
                 guard message.body.count == 3, case .string(let name) = message.body[0],
                     case .string(let newOwner) = message.body[2], newOwner.isEmpty, name.hasPrefix(":")
                 else { continue }

@@ -143,31 +143,36 @@ extension Connection {
     }
 
     /// PropertiesChanged signals from `sender` at `path` (or under `pathNamespace`), optionally for
-    /// one interface only (matched with arg0 on the bus). Malformed signals are dropped.
+    /// one interface only (matched with arg0 on the bus). Malformed signals are dropped. Numbered
+    /// and bounded as `signals(matching:keeping:)`.
     public func propertiesChanged(
         sender: BusName?, path: ObjectPath? = nil, pathNamespace: ObjectPath? = nil,
-        interface: InterfaceName? = nil
-    ) async throws(DBusError) -> AsyncStream<PropertiesChanged> {
+        interface: InterfaceName? = nil, keeping: Int = Connection.signalCapacity
+    ) async throws(DBusError) -> AsyncStream<Sequenced<PropertiesChanged>> {
         let rule = MatchRule(
             sender: sender, path: path, pathNamespace: pathNamespace, interface: .properties,
             member: "PropertiesChanged", arg0: interface?.rawValue)
-        return try await subscribe([rule]) { try? PropertiesChanged($0) }
+        return try await subscribe([rule], keeping: keeping) { try? PropertiesChanged($0) }
     }
 
-    /// InterfacesAdded and InterfacesRemoved from the object manager at `managerPath`.
+    /// InterfacesAdded and InterfacesRemoved from the object manager at `managerPath`, numbered and
+    /// bounded as `signals(matching:keeping:)`.
     public func objectManagerEvents(
-        sender: BusName?, managerPath: ObjectPath = .root
-    ) async throws(DBusError) -> AsyncStream<ObjectManagerEvent> {
+        sender: BusName?, managerPath: ObjectPath = .root, keeping: Int = Connection.signalCapacity
+    ) async throws(DBusError) -> AsyncStream<Sequenced<ObjectManagerEvent>> {
         let rule = MatchRule(sender: sender, path: managerPath, interface: .objectManager)
-        return try await subscribe([rule]) { try? ObjectManagerEvent($0) }
+        return try await subscribe([rule], keeping: keeping) { try? ObjectManagerEvent($0) }
     }
 
     /// Everything a client mirroring an object tree needs, in one stream in bus order:
     /// PropertiesChanged under `pathNamespace` and InterfacesAdded/Removed from `managerPath`.
-    /// Subscribe first, then call `managedObjects`, and nothing is missed.
+    /// Subscribe first, then call `managedObjects`, and nothing is missed while the consumer keeps
+    /// up; numbered and bounded as `signals(matching:keeping:)`, so a consumer that sees a gap
+    /// calls `managedObjects` again.
     public func objectEvents(
-        sender: BusName?, pathNamespace: ObjectPath, managerPath: ObjectPath = .root
-    ) async throws(DBusError) -> AsyncStream<ObjectEvent> {
+        sender: BusName?, pathNamespace: ObjectPath, managerPath: ObjectPath = .root,
+        keeping: Int = Connection.signalCapacity
+    ) async throws(DBusError) -> AsyncStream<Sequenced<ObjectEvent>> {
         let rules = [
             MatchRule(
                 sender: sender, path: managerPath, interface: .objectManager, member: "InterfacesAdded"),
@@ -177,6 +182,6 @@ extension Connection {
                 sender: sender, pathNamespace: pathNamespace, interface: .properties,
                 member: "PropertiesChanged"),
         ]
-        return try await subscribe(rules) { try? ObjectEvent($0) }
+        return try await subscribe(rules, keeping: keeping) { try? ObjectEvent($0) }
     }
 }

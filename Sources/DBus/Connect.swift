@@ -232,17 +232,21 @@ extension Connection {
             wakeFD.close()
             throw DBusError(.noMemory, "cannot start the D-Bus event-loop thread: \(error.message)")
         }
-        // Only for a connect(2) that blocks past the deadline: once the loop runs, it keeps Hello's.
-        let connectTimer = Task {
-            try? await Task.sleep(for: min(timeout, .seconds(31_536_000)))
-            if !Task.isCancelled { attempt.expire() }
+        let outcome = await withTaskGroup(of: Void.self) { group in
+            // Only for a connect(2) that blocks past the deadline: once the loop runs, it keeps
+            // Hello's. A child of this call, so that it ends with it.
+            group.addTask {
+                try? await Task.sleep(for: min(timeout, .seconds(31_536_000)))
+                if !Task.isCancelled { attempt.expire() }
+            }
+            let outcome = await withTaskCancellationHandler {
+                await attempt.outcome()
+            } onCancel: {
+                attempt.cancel()
+            }
+            group.cancelAll()
+            return outcome
         }
-        let outcome = await withTaskCancellationHandler {
-            await attempt.outcome()
-        } onCancel: {
-            attempt.cancel()
-        }
-        connectTimer.cancel()
         return try outcome.get()
     }
 }

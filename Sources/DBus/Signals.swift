@@ -288,44 +288,94 @@ extension Core {
 
 // MARK: - Public subscription API
 
+/// A signal (or what a subscription's transform made of it) and its place in the subscription's
+/// sequence. Signal streams are bounded: when the consumer falls behind, the oldest waiting
+/// signals give way to the newest (`Connection.signalCapacity`), and the numbers say so. A
+/// number skipped is a signal the stream dropped; `SignalGaps` counts them.
+public struct Sequenced<Element: Sendable>: Sendable {
+    /// 1 for the first signal the subscription delivered, one more for each after it. Numbered
+    /// on the connection's thread before the stream's buffer, so a dropped signal leaves a gap.
+    public let sequence: UInt64
+    /// The signal, or its transform.
+    public let element: Element
+
+    /// A numbered element (the connection numbers signals; tests make their own).
+    public init(sequence: UInt64, element: Element) {
+        self.sequence = sequence
+        self.element = element
+    }
+}
+
+/// Follows a subscription's sequence numbers: how many signals the stream dropped before each one
+/// read, and in all.
+public struct SignalGaps: Sendable {
+    /// The last number seen (0 before the first).
+    public private(set) var last: UInt64 = 0
+    /// Signals dropped in all, so far.
+    public private(set) var missedInAll: UInt64 = 0
+
+    /// Follows from the start of a subscription.
+    public init() {}
+
+    /// The signals dropped between the last one read and the one numbered `sequence` (0 when
+    /// none was), which becomes the last one read.
+    public mutating func missed(before sequence: UInt64) -> UInt64 {
+        let missed = sequence > last ? sequence - last - 1 : 0
+        last = max(last, sequence)
+        missedInAll += missed
+        return missed
+    }
+}
+
 extension Connection {
-    /// A stream of the signals matching `rule`. Returns after the bus has acknowledged the rule, so
-    /// a caller can subscribe and then query state without missing anything in between. Ending the
-    /// stream (dropping it or cancelling its consumer) removes the rule; identical rules from
-    /// several streams are reference-counted. The stream finishes when the connection closes.
-    public func signals(
-        matching rule: MatchRule,
-        bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .unbounded
-    ) async throws(DBusError) -> AsyncStream<Message> {
-        try await signals(matching: [rule], bufferingPolicy: bufferingPolicy)
+    /// Signals that wait for a consumer, at most, on a stream of the default size: beyond it the
+    /// oldest give way (see `Sequenced`). At the 200 signals a second a strap's StartNotify can
+    /// reach, five seconds of falling behind.
+    public static let signalCapacity = 1024
+
+    /// A stream of the signals matching `rule`, numbered (see `Sequenced`). Returns after the bus
+    /// has acknowledged the rule, so a caller can subscribe and then query state without missing
+    /// anything in between. Ending the stream (dropping it or cancelling its consumer) removes the
+    /// rule; identical rules from several streams are reference-counted. The stream finishes when
+    /// the connection closes. At most `keeping` signals wait: when more arrive, the oldest are
+    /// dropped, which the sequence numbers tell.
+    public func signals(matching rule: MatchRule, keeping: Int = Connection.signalCapacity)
+        async throws(DBusError) -> AsyncStream<Sequenced<Message>>
+    {
+        try await signals(matching: [rule], keeping: keeping)
     }
 
-    /// One stream of the signals matching any of `rules`, in the order the bus delivered them.
-    public func signals(
-        matching rules: [MatchRule],
-        bufferingPolicy: AsyncStream<Message>.Continuation.BufferingPolicy = .unbounded
-    ) async throws(DBusError) -> AsyncStream<Message> {
-        try await subscribe(rules, bufferingPolicy: bufferingPolicy) { $0 }
+    /// One stream of the signals matching any of `rules`, in the order the bus delivered them,
+    /// numbered and bounded as `signals(matching:keeping:)`.
+    public func signals(matching rules: [MatchRule], keeping: Int = Connection.signalCapacity)
+        async throws(DBusError) -> AsyncStream<Sequenced<Message>>
+    {
+        try await subscribe(rules, keeping: keeping) { $0 }
     }
 
     /// Like `signals(matching:)` but each signal goes through `transform` (on the connection's
-    /// thread; keep it cheap); nil drops it.
+    /// thread; keep it cheap); nil drops it without a number, so only what the transform keeps
+    /// is numbered and a gap is always one of those.
     public func subscribe<T: Sendable>(
-        _ rules: [MatchRule],
-        bufferingPolicy: AsyncStream<T>.Continuation.BufferingPolicy = .unbounded,
+        _ rules: [MatchRule], keeping: Int = Connection.signalCapacity,
         transform: @escaping @Sendable (Message) -> T?
-    ) async throws(DBusError) -> AsyncStream<T> {
+    ) async throws(DBusError) -> AsyncStream<Sequenced<T>> {
         guard !rules.isEmpty else {
             throw DBusError(.invalidArgs, "a subscription needs at least one match rule")
         }
         for rule in rules { try rule.validate() }
         let core = self.core
-        let (stream, continuation) = AsyncStream.makeStream(of: T.self, bufferingPolicy: bufferingPolicy)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Sequenced<T>.self, bufferingPolicy: .bufferingNewest(max(keeping, 1)))
         let id = core.nextToken()
+        // Touched on the connection's thread only, where `deliver` runs.
+        var sequence: UInt64 = 0
         let subscription = Subscription(
             rules: rules,
             deliver: { message in
-                if let value = transform(message) { continuation.yield(value) }
+                guard let value = transform(message) else { return }
+                sequence += 1
+                continuation.yield(Sequenced(sequence: sequence, element: value))
             },
             finish: { continuation.finish() })
         let logger = self.logger

@@ -5,6 +5,16 @@ public struct HRM: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "hrm",
         abstract: "A heart-rate monitor for Linux: Bluetooth LE chest straps through BlueZ.",
+        discussion: """
+            hrm finds heart-rate monitors (chest straps, armbands, watches that broadcast their \
+            heart rate) through bluetoothd, shows what they send live, records sessions and \
+            exports them (FIT, TCX, CSV), computes heart-rate variability, publishes to MQTT and \
+            Home Assistant, and serves a live page for stream overlays. hrm-sim plays bluetoothd \
+            with simulated straps, for trying hrm without one.
+
+            Exit status: 0 on success, 64 on a usage error (a misspelt command gets the nearest \
+            one named); each command's page says what else it returns.
+            """,
         version: "0.1.0",
         subcommands: [
             ScanCommand.self, WatchCommand.self, RecordCommand.self, SessionsCommand.self, ExportCommand.self,

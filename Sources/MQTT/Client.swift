@@ -59,14 +59,25 @@ public final class MQTTClient: Sendable {
     /// keeps itself connected: when the broker goes away it reconnects by itself with backoff
     /// (reconnectDelay), forever, until close(). Once connected, another call returns at once.
     public func connect() async throws(MQTTError) {
+        let core = self.core
         let id = core.newWaiterID()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<Void, MQTTError>, Never>) in
-                core.addConnectWaiter(id, continuation)
+        let result = await withTaskGroup(of: Void.self) { group in
+            // The thread enforces the connect timeout itself; this child of the call is for when
+            // it cannot, stuck in a getaddrinfo(3) that takes longer.
+            group.addTask {
+                try? await Task.sleep(for: core.options.connectTimeout + .milliseconds(250))
+                if !Task.isCancelled { core.connectWaiterTimedOut(id) }
             }
-        } onCancel: {
-            core.cancelConnectWaiter(id)
+            let result = await withTaskCancellationHandler {
+                await withCheckedContinuation {
+                    (continuation: CheckedContinuation<Result<Void, MQTTError>, Never>) in
+                    core.addConnectWaiter(id, continuation)
+                }
+            } onCancel: {
+                core.cancelConnectWaiter(id)
+            }
+            group.cancelAll()
+            return result
         }
         try result.get()
     }
@@ -98,6 +109,7 @@ public final class MQTTClient: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             core.close(id, last: last, timeout: timeout, continuation)
         }
+        await core.closeTimerEnded()
     }
 }
 
@@ -159,7 +171,8 @@ final class ClientCore: Sendable {
         var cancelledWaiters: Set<UInt64> = []
         var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID: UInt64 = 0
-        var connectTimer: Task<Void, Never>? = nil
+        /// close()'s watchdog (see `close`): cancelled when the close is done, and waited for by
+        /// close() before it returns.
         var closeTimer: Task<Void, Never>? = nil
     }
 
@@ -235,22 +248,18 @@ final class ClientCore: Sendable {
             } else {
                 wake()
             }
-            armConnectTimer()
         }
     }
 
-    /// The thread enforces the connect timeout itself; this is for when it cannot, stuck in a
-    /// getaddrinfo(3) that takes longer.
-    private func armConnectTimer() {
-        let timeout = options.connectTimeout
-        let (generation, previous) = state.withLock { state in (state.generation, state.connectTimer) }
-        previous?.cancel()
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout + .milliseconds(250))
-            guard !Task.isCancelled, let self else { return }
-            self.firstAttemptFailed(self.timeoutError(timeout), generation: generation)
+    /// connect()'s watchdog went off: the attempt the waiter `id` waits for (if it still does)
+    /// fails with the timeout, as the thread would have failed it.
+    func connectWaiterTimedOut(_ id: UInt64) {
+        let generation = state.withLock { state -> UInt64? in
+            guard state.mode == .starting, state.connectWaiters[id] != nil else { return nil }
+            return state.generation
         }
-        state.withLock { $0.connectTimer = timer }
+        guard let generation else { return }
+        firstAttemptFailed(timeoutError(options.connectTimeout), generation: generation)
     }
 
     static let cancelled = MQTTError(.failed, "the connection attempt was cancelled")
@@ -320,7 +329,6 @@ final class ClientCore: Sendable {
                 return .wait
             case .idle, .starting:
                 state.mode = .closed
-                state.connectTimer?.cancel()
                 defer { state.connectWaiters = [:] }
                 return .stopped(Array(state.connectWaiters.values))
             case .running:
@@ -357,12 +365,11 @@ final class ClientCore: Sendable {
 
     /// The client was dropped without close(): stop at once, without DISCONNECT.
     func abandon() {
-        let timers = state.withLock { state in
+        let timer = state.withLock { state in
             state.mode = .closed
-            return (state.connectTimer, state.closeTimer)
+            return state.closeTimer
         }
-        timers.0?.cancel()
-        timers.1?.cancel()
+        timer?.cancel()
         wake()
         continuation.finish()
     }
@@ -406,8 +413,6 @@ final class ClientCore: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Result<Void, MQTTError>, Never>] in
             guard state.mode == .starting, state.generation == generation else { return [] }
             state.mode = .idle
-            state.connectTimer?.cancel()
-            state.connectTimer = nil
             defer { state.connectWaiters = [:] }
             return Array(state.connectWaiters.values)
         }
@@ -429,8 +434,6 @@ final class ClientCore: Sendable {
             switch state.mode {
             case .starting:
                 state.mode = .running
-                state.connectTimer?.cancel()
-                state.connectTimer = nil
                 defer { state.connectWaiters = [:] }
                 return (Array(state.connectWaiters.values), true)
             case .running: return ([], true)
@@ -482,10 +485,7 @@ final class ClientCore: Sendable {
             guard case .closing = state.mode else { return ([], nil) }
             state.mode = .closed
             state.linkAccepted = false
-            defer {
-                state.closeWaiters = [:]
-                state.closeTimer = nil
-            }
+            defer { state.closeWaiters = [:] }
             return (Array(state.closeWaiters.values), state.closeTimer)
         }
         guard !waiters.isEmpty else { return }
@@ -493,5 +493,13 @@ final class ClientCore: Sendable {
         wake()
         continuation.finish()
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Cancels close()'s watchdog and waits until it has ended (at once: it only sleeps), so that
+    /// none outlives the close.
+    func closeTimerEnded() async {
+        let timer = state.withLock { $0.closeTimer }
+        timer?.cancel()
+        await timer?.value
     }
 }

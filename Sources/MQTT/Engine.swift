@@ -258,7 +258,24 @@ final class Engine {
         var published: [(sequence: UInt64, mid: Int32)] = []
         var rejected: [UInt64] = []
         var failure: Int32? = nil
-        for (sequence, message) in messages {
+        // Subscriptions first: a message published after a subscribe() (a request, a marker) may
+        // be answered on that subscription, which must exist at the broker before it.
+        if let subscriptions {
+            subscriptionsVersion = version
+            for (filter, qos) in subscriptions where subscribed[filter] != qos {
+                let result =
+                    filter.utf8.contains(0)
+                    ? Int32(MOSQ_ERR_INVAL.rawValue)
+                    : cmqtt_subscribe(link.handle, nil, filter, qos.rawValue)
+                if MosquittoResult.meansLinkLost(result) {
+                    failure = result
+                    break
+                }
+                // A filter libmosquitto refuses (bad wildcard) is not retried on every turn.
+                subscribed[filter] = qos
+            }
+        }
+        for (sequence, message) in messages where failure == nil {
             var mid: Int32 = 0
             // A NUL would cut the topic short in C: another topic than the one asked for.
             let result =
@@ -280,21 +297,6 @@ final class Engine {
         }
         core.recordPublished(published, rejected: rejected)
 
-        if failure == nil, let subscriptions {
-            subscriptionsVersion = version
-            for (filter, qos) in subscriptions where subscribed[filter] != qos {
-                let result =
-                    filter.utf8.contains(0)
-                    ? Int32(MOSQ_ERR_INVAL.rawValue)
-                    : cmqtt_subscribe(link.handle, nil, filter, qos.rawValue)
-                if MosquittoResult.meansLinkLost(result) {
-                    failure = result
-                    break
-                }
-                // A filter libmosquitto refuses (bad wildcard) is not retried on every turn.
-                subscribed[filter] = qos
-            }
-        }
         guard let failure else { return true }
         let systemError = errno
         self.link = nil

@@ -25,10 +25,12 @@ public final class ChildProcess: Sendable {
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
     /// `environment` replaces the whole environment when given. `stdoutFD`, when given, becomes
     /// the child's standard output; `stderrFD` likewise for standard error; `stdinFD` for its
-    /// standard input.
+    /// standard input. `ownProcessGroup` puts the child in a process group of its own, out of
+    /// reach of the terminal's Ctrl-C and hang-up (a helper its parent stops itself, such as
+    /// hrm-sim's dbus-daemon).
     public init(
         executable: String, arguments: [String], environment: [String]? = nil, stdoutFD: Int32? = nil,
-        stderrFD: Int32? = nil, stdinFD: Int32? = nil
+        stderrFD: Int32? = nil, stdinFD: Int32? = nil, ownProcessGroup: Bool = false
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -47,7 +49,13 @@ public final class ChildProcess: Sendable {
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if ownProcessGroup {
+            // Group 0: a new group, led by the child.
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }

@@ -28,7 +28,7 @@ enum Page {
           --hrm-size: 120px;          /* the BPM's font size; the rest scales with it */
           --hrm-team-size: calc(var(--hrm-size) * .6);  /* the BPM with several straps */
           --hrm-font: system-ui, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-          --hrm-bg: transparent;      /* transparent: an OBS browser source as it is */
+          --hrm-bg: transparent;      /* transparent in OBS (and with ?bg=transparent); #111 elsewhere */
           --hrm-shadow: 0 0 .08em #000, 0 .03em .1em #000c;  /* readable on any scene */
           --hrm-heart: #ff3b4e;       /* the heart and graph when no zones are set */
           --hrm-offline: #b0b0b0;     /* the offline text and the idle heart */
@@ -108,6 +108,9 @@ enum Page {
         let size = param("size", /^\d{1,4}(\.\d{1,3})?(px|pt|em|rem|vw|vh|vmin|vmax)?$/, 12);
         if (size && /\d$/.test(size)) size += "px";
         if (size && CSS.supports("font-size", size)) root.setProperty("--hrm-size", size);
+        // OBS's browser source (its user agent names it) lays the page over a scene: transparent.
+        // A plain browser would show white digits on white: a dark page there, unless ?bg= says.
+        if (!/\bOBS\//.test(navigator.userAgent)) root.setProperty("--hrm-bg", "#111");
         for (const [name, property] of [["color", "--hrm-color"], ["bg", "--hrm-bg"]]) {
           // Colours only (no url(): the page loads nothing); "ff0000" for "#ff0000", as a URL's # needs escaping.
           let c = param(name, /^[#\w\s.,%()+-]+$/, 60);
@@ -215,8 +218,10 @@ enum Page {
           t.lastAt = now;
           t.bpm = Math.round(e.bpm);
           t.el.dataset.zone = Number.isInteger(e.zone) && e.zone >= 0 && e.zone <= 5 ? e.zone : "";
-          t.zone.textContent = t.el.dataset.zone === "" ? "" : "zone " + e.zone;
-          t.zone.hidden = t.el.dataset.zone === "";
+          // Below zone 1 is no zone to show: no badge (the heart's colour still says it).
+          const badge = t.el.dataset.zone !== "" && e.zone > 0;
+          t.zone.textContent = badge ? "zone " + e.zone : "";
+          t.zone.hidden = !badge;
           t.contact.hidden = e.contact !== "detected" && e.contact !== "not_detected";
           t.contact.textContent = e.contact === "not_detected" ? "no contact" : "contact";
           t.contact.classList.toggle("warn", e.contact === "not_detected");

@@ -198,7 +198,7 @@ struct HRMSim: AsyncParsableCommand {
         }
         let simulator = Simulator(scenario: scenario, busAddress: address, log: log)
         try await simulator.start()
-        await waitForSignal([SIGINT, SIGTERM])
+        await waitForSignal([SIGINT, SIGTERM, SIGHUP])
         await simulator.stop()
     }
 
@@ -231,16 +231,21 @@ struct HRMSim: AsyncParsableCommand {
             StandardError.say("hrm-sim: \(error)")
             throw ExitCode(127)
         }
-        // Ctrl-C reaches the whole foreground process group, COMMAND included: hrm-sim itself
-        // ignores it and waits for COMMAND. SIGTERM sent to hrm-sim alone is passed on.
+        // Ctrl-C reaches the whole foreground process group, COMMAND included (dbus-daemon has a
+        // group of its own): hrm-sim itself ignores it and waits for COMMAND. SIGTERM, and the
+        // SIGHUP of a closed terminal, sent to hrm-sim alone are passed on; either way hrm-sim
+        // outlives COMMAND and cleans up after it (no dbus-daemon or bus folder left behind).
         signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let forward = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-        forward.setEventHandler { child.send(SIGTERM) }
-        forward.resume()
+        let forwards = [SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { child.send(number) }
+            source.resume()
+            return source
+        }
         var status: Int32? = nil
         while status == nil { status = await child.wait(timeout: .seconds(3600)) }
-        forward.cancel()
+        forwards.forEach { $0.cancel() }
         // What COMMAND sent just before exiting (hrm's last Disconnect) is handled, not dropped.
         await simulator.settle()
         await simulator.stop()

@@ -101,7 +101,7 @@ import Testing
         var dropped: Set<String> = []
         await action()
         let end = ContinuousClock.now + duration
-        while ContinuousClock.now < end, let event = await iterator.next() {
+        while ContinuousClock.now < end, let event = await iterator.next()?.element {
             guard case .propertiesChanged(let change) = event, ContinuousClock.now < end else { continue }
             if let address = byPath[change.path], change.changed["Value"] != nil {
                 counts[address, default: 0] += 1

@@ -57,7 +57,7 @@ import Testing
             // python3 can take seconds to start while the rest of the suite loads both cores.
             let owned = await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    for await message in owners {
+                    for await message in owners.map(\.element) {
                         if message.body.count == 3, case .string(let newOwner) = message.body[2],
                             !newOwner.isEmpty
                         {

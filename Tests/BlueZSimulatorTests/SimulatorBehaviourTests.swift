@@ -56,13 +56,13 @@ import Testing
 
     /// The next event from `events` satisfying `predicate`, within `timeout`; the events before it are returned too.
     static func next(
-        _ iterator: inout AsyncStream<ObjectEvent>.Iterator, timeout: Duration = .seconds(5),
+        _ iterator: inout AsyncStream<Sequenced<ObjectEvent>>.Iterator, timeout: Duration = .seconds(5),
         where predicate: (ObjectEvent) -> Bool
     ) async -> (found: ObjectEvent?, before: [ObjectEvent]) {
         var before: [ObjectEvent] = []
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            guard let event = await iterator.next() else { break }
+            guard let event = await iterator.next()?.element else { break }
             if predicate(event) { return (event, before) }
             before.append(event)
         }
@@ -335,7 +335,7 @@ import Testing
             matching: MatchRule(sender: .bus, interface: .bus, member: "NameOwnerChanged", arg0: "org.bluez"))
         async let restarted: Void = rig.simulator.restartBluetoothd(downFor: 0.4)
         var owned: [Bool] = []
-        for await message in owners {
+        for await message in owners.map(\.element) {
             guard message.body.count == 3, case .string(let newOwner) = message.body[2] else { continue }
             owned.append(!newOwner.isEmpty)
             if owned.count == 2 { break }

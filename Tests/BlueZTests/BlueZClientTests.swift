@@ -26,10 +26,11 @@ import Testing
         try await withClient(scenario, adjust: adjust, log: log) { client, _ in try await body(client) }
     }
 
-    /// The same, with the simulator at hand to act on it mid-test.
+    /// The same, with the simulator at hand to act on it mid-test, and the client's mirror
+    /// bounded as `mirror` says.
     static func withClient(
         _ scenario: String, adjust: (inout Scenario) -> Void = { _ in }, log: String? = nil,
-        _ body: (BlueZClient, Simulator) async throws -> Void
+        mirror: MirrorOptions = MirrorOptions(), _ body: (BlueZClient, Simulator) async throws -> Void
     ) async throws {
         var loaded = try ScenarioCatalog.load(scenario)
         adjust(&loaded)
@@ -39,7 +40,8 @@ import Testing
         try await simulator.start()
         let client: BlueZClient
         do {
-            client = try await BlueZClient.connect(address: bus.address, timeout: .seconds(5))
+            client = try await BlueZClient.connect(
+                address: bus.address, timeout: .seconds(5), logger: nil, busLogger: nil, mirror: mirror)
         } catch {
             await simulator.stop()
             throw error

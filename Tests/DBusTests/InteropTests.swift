@@ -161,7 +161,7 @@ private let pythonService = #"""
                 body: [.uint32(3)])
             var received: [UInt32] = []
             var iterator = ticks.makeAsyncIterator()
-            while received.count < 3, let message = await iterator.next() {
+            while received.count < 3, let message = await iterator.next()?.element {
                 received.append(try message.decode(UInt32.self))
             }
             #expect(received == [0, 1, 2])

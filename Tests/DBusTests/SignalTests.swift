@@ -4,10 +4,13 @@ import Synchronization
 import Testing
 
 /// Collects a stream's messages until one with member `End` arrives (or times out).
-private func collect(_ stream: AsyncStream<Message>, timeout: Duration = .seconds(5)) async -> [String] {
+private func collect(_ stream: AsyncStream<Sequenced<Message>>, timeout: Duration = .seconds(5)) async
+    -> [String]
+{
     let task = Task {
         var seen: [String] = []
-        for await message in stream {
+        for await signal in stream {
+            let message = signal.element
             let member = message.member?.rawValue ?? "?"
             if member == "End" { break }
             var arg = ""
@@ -83,8 +86,8 @@ private func matchRuleCount(_ client: Connection, of name: BusName) async throws
             let client = try await bus.connect()
             let rule = MatchRule(path: "/counted", interface: "org.example.Sig")
             #expect(try await matchRuleCount(client, of: client.uniqueName) == 0)
-            var first: AsyncStream<Message>? = try await client.signals(matching: rule)
-            var second: AsyncStream<Message>? = try await client.signals(matching: rule)
+            var first: AsyncStream<Sequenced<Message>>? = try await client.signals(matching: rule)
+            var second: AsyncStream<Sequenced<Message>>? = try await client.signals(matching: rule)
             // Identical rules are added once.
             #expect(try await matchRuleCount(client, of: client.uniqueName) == 1)
             #expect(first != nil)
@@ -181,7 +184,7 @@ private let deviceConnection = Mutex<Connection?>(nil)
             try server.export(extra, at: "/org/example/b")
             var added: [[String]] = []
             var iterator = events.makeAsyncIterator()
-            while added.count < 2, let event = await iterator.next() {
+            while added.count < 2, let event = await iterator.next()?.element {
                 if case .interfacesAdded(_, let interfaces) = event { added.append(interfaces.keys.sorted()) }
             }
             #expect(
@@ -276,7 +279,7 @@ private let deviceConnection = Mutex<Connection?>(nil)
 
             var seen: [String] = []
             var iterator = events.makeAsyncIterator()
-            while seen.count < 7, let event = await iterator.next() {
+            while seen.count < 7, let event = await iterator.next()?.element {
                 switch event {
                 case .propertiesChanged(let change):
                     let changed = change.changed.keys.sorted().map {

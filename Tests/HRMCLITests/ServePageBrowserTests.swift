@@ -53,7 +53,7 @@ struct ServePageBrowserTests {
             guard Chromium.available() else { return }
             try await withServe("basic", [ServePageBrowserTests.basic]) { serve in
                 try await withChromium { browser in
-                    let tab = try await browser.open(serve.url)
+                    let tab = try await browser.open(serve.url, userAgent: Chromium.obs)
                     let tiles = try await tab.tiles("one live tile near 72 bpm") {
                         $0.count == 1 && $0[0].live && (60...85).contains($0[0].bpmValue) && $0[0].points > 1
                     }
@@ -69,7 +69,20 @@ struct ServePageBrowserTests {
                     #expect(
                         try await tab.evaluate(
                             "[document.documentElement, document.body].map((e) => getComputedStyle(e).backgroundColor).join()"
-                        ) == "rgba(0, 0, 0, 0),rgba(0, 0, 0, 0)", "a transparent page")
+                        ) == "rgba(0, 0, 0, 0),rgba(0, 0, 0, 0)", "a transparent page in OBS")
+                    // A plain browser gets a dark page, where white digits can be read; ?bg=transparent
+                    // asks for the transparent one anywhere (#26 item 3).
+                    let background = "getComputedStyle(document.body).backgroundColor"
+                    let plain = try await browser.open(serve.url)
+                    _ = try await plain.tiles("a live tile in a plain browser") {
+                        $0.count == 1 && $0[0].live
+                    }
+                    #expect(try await plain.evaluate(background) == "rgb(17, 17, 17)")
+                    let asked = try await browser.open(serve.url + "?bg=transparent")
+                    _ = try await asked.tiles("a live tile with ?bg=transparent") {
+                        $0.count == 1 && $0[0].live
+                    }
+                    #expect(try await asked.evaluate(background) == "rgba(0, 0, 0, 0)")
 
                     serve.stop()
                     let offline = try await tab.tiles("the disconnected state") {
@@ -113,7 +126,7 @@ struct ServePageBrowserTests {
             guard Chromium.available() else { return }
             try await withServe("climb", ["--max-hr", "200", "D2:4B:7E:10:20:40"]) { serve in
                 try await withChromium { browser in
-                    let tab = try await browser.open(serve.url)
+                    let tab = try await browser.open(serve.url, userAgent: Chromium.obs)
                     let tiles = try await tab.tiles("zone 4 or 5, 8 s of graph") {
                         $0.count == 1 && $0[0].live && $0[0].points >= ServePageBrowserTests.history
                             && ["zone 4", "zone 5"].contains($0[0].zone)
@@ -140,7 +153,7 @@ struct ServePageBrowserTests {
             guard Chromium.available() else { return }
             try await withServe("two-straps", ["--all", "--max-hr", "190"]) { serve in
                 try await withChromium { browser in
-                    let tab = try await browser.open(serve.url)
+                    let tab = try await browser.open(serve.url, userAgent: Chromium.obs)
                     let tiles = try await tab.tiles("two live tiles") { tiles in
                         tiles.count == 2
                             && tiles.allSatisfy {
@@ -203,7 +216,7 @@ struct ServePageBrowserTests {
                     let seen = try await tab.evaluate(checks)
                     #expect(
                         seen
-                            == #"{"pwned":"undefined","scripts":1,"images":0,"styles":1,"color":"rgb(255, 255, 255)","size":"120px","display":"block","bg":"nonergba(0, 0, 0, 0)","loaded":[]}"#
+                            == #"{"pwned":"undefined","scripts":1,"images":0,"styles":1,"color":"rgb(255, 255, 255)","size":"120px","display":"block","bg":"nonergb(17, 17, 17)","loaded":[]}"#
                     )
 
                     try await tab.navigate(
@@ -216,6 +229,25 @@ struct ServePageBrowserTests {
                     #expect(
                         try await tab.evaluate("String(window.pwned) + document.images.length")
                             == "undefined0")
+                }
+            }
+        }
+
+        /// Below zone 1 the tile shows no badge (a "zone 0" read as a zone), while the heart keeps
+        /// the colour of below zone 1 (#26 item 3).
+        @Test func belowZoneOneShowsNoBadge() async throws {
+            guard Chromium.available() else { return }
+            // About 72 bpm against --max-hr 190: below zone 1 (95 bpm).
+            try await withServe("basic", ["--max-hr", "190", ServePageBrowserTests.basic]) { serve in
+                try await withChromium { browser in
+                    let tab = try await browser.open(serve.url)
+                    let tiles = try await tab.tiles("a live tile below zone 1") {
+                        $0.count == 1 && $0[0].live && $0[0].bpmValue > 0
+                    }
+                    #expect(tiles[0].zone == nil, "\(tiles[0])")
+                    #expect(
+                        try await tab.evaluate("document.querySelector('.tile:not([hidden])').dataset.zone")
+                            == "0")
                 }
             }
         }
@@ -492,7 +524,12 @@ final class Chromium: Sendable {
     }
 
     /// A new tab, 800×450 CSS pixels, showing `url`.
-    func open(_ url: String) async throws -> Tab {
+    /// OBS's browser source names itself in its user agent (the page is transparent there).
+    static let obs =
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/127.0.0.0 Safari/537.36 OBS/31.0.0"
+
+    /// A tab on `url`, as a plain browser or (`userAgent`) as another, OBS's say.
+    func open(_ url: String, userAgent: String? = nil) async throws -> Tab {
         let target = try await call("Target.createTarget", ["url": "about:blank"])
         guard let id = target["targetId"] as? String else { throw TestFailure("no target: \(target)") }
         let attached = try await call("Target.attachToTarget", ["targetId": id, "flatten": true])
@@ -504,6 +541,7 @@ final class Chromium: Sendable {
             "Emulation.setDeviceMetricsOverride",
             ["width": 800, "height": 450, "deviceScaleFactor": 1, "mobile": false])
         try await tab.call("Page.enable")
+        if let userAgent { try await tab.call("Emulation.setUserAgentOverride", ["userAgent": userAgent]) }
         // A log of the tiles' state changes, kept by the page's side from its first moment: a drop
         // and the reconnection are seen however late the test polls.
         try await tab.call(

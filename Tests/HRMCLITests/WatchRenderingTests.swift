@@ -31,7 +31,8 @@ import Testing
         var renderer = TextLinesRenderer()
         let event = try measurement([0x16, 0x48, 0x4D, 0x03], at: 0)
         let line = renderer.render(event) ?? ""
-        #expect(line.hasSuffix("  72 bpm  contact detected  RR 825.1953125 ms\n"))
+        // Whole milliseconds, as on the live line: one precision for people (#26 item 11).
+        #expect(line.hasSuffix("  72 bpm  contact detected  RR 825 ms\n"))
         let info = MonitorEvent(
             device: address,
             kind: .info(name: "Polar H10", location: .chest, battery: 87, manufacturer: "Polar", model: "H10")
@@ -57,6 +58,73 @@ import Testing
         #expect(renderer.finish() == nil, "no live line after a drop")
         _ = renderer.render(try measurement([0x06, 0x50], at: 1000))
         #expect(renderer.finish() == "\n")
+    }
+
+    /// A frame without RR intervals (or a 99 after a 100) leaves the fields after it where they
+    /// were: fixed columns, a blank where a field has no value now (#26 item 5).
+    @Test func liveLineFieldsKeepTheirColumns() throws {
+        var renderer = LiveRenderer(colour: false, width: { 200 })
+        _ = renderer.render(MonitorEvent(device: address, kind: .battery(percent: 80)))
+        func column(of field: String, in line: String?) -> Int? {
+            guard let line, let range = line.range(of: field) else { return nil }
+            return line.distance(from: line.startIndex, to: range.lowerBound)
+        }
+        // 100 bpm with two RR intervals, then 99 bpm without any.
+        let withRR = renderer.render(try measurement([0x16, 100, 0x4D, 0x03, 0x00, 0x03], at: 0))
+        let without = renderer.render(try measurement([0x06, 99], at: 1000))
+        let first = try #require(column(of: "battery 80 %", in: withRR), "\(withRR ?? "")")
+        #expect(column(of: "battery 80 %", in: without) == first, "\((without ?? "").debugDescription)")
+        #expect(column(of: "contact ✓", in: withRR) == column(of: "contact ✓", in: without))
+        #expect(without?.contains("RR") == false)
+        // A wider RR field widens its column once, and it stays that wide.
+        let wider = renderer.render(
+            try measurement([0x16, 100, 0x4D, 0x03, 0x00, 0x03, 0x00, 0x03], at: 2000))
+        let widened = try #require(column(of: "battery 80 %", in: wider))
+        #expect(widened > first)
+        #expect(
+            column(of: "battery 80 %", in: renderer.render(try measurement([0x06, 99], at: 3000))) == widened)
+    }
+
+    /// With several straps the line starts with the strap's address: the info and the summary
+    /// do not say it again (#26 item 11).
+    @Test func severalStrapLinesNameTheStrapOnce() {
+        var renderer = TextLinesRenderer(namesDevice: true, width: { nil })
+        let info = MonitorEvent(
+            time: Timestamp(millisecondsSinceEpoch: 0), device: address,
+            kind: .info(name: "Polar H10", location: .chest, battery: nil, manufacturer: nil, model: nil))
+        let infoLine = renderer.render(info) ?? ""
+        #expect(infoLine.hasSuffix("  D2:4B:7E:10:20:30  Polar H10: worn on the chest\n"), "\(infoLine)")
+        let report = SessionReport(
+            connectedSeconds: 4, measurements: 4, minimumBPM: 88, averageBPM: 89, maximumBPM: 90)
+        let summary =
+            renderer.render(
+                MonitorEvent(
+                    time: Timestamp(millisecondsSinceEpoch: 0), device: address, kind: .summary(report)))
+            ?? ""
+        #expect(
+            summary.hasSuffix("  D2:4B:7E:10:20:30  -- summary: connected 0:04, 88/89/90 bpm min/avg/max\n"))
+        #expect(summary.components(separatedBy: "D2:4B:7E:10:20:30").count == 2, "\(summary)")
+    }
+
+    /// A summary too long for the terminal is a line per group, never wrapped mid-word; into a
+    /// pipe it stays one line (#26 item 11).
+    @Test func aLongSummaryBreaksBetweenGroupsOnANarrowTerminal() {
+        let report = SessionReport(
+            connectedSeconds: 724, measurements: 700, minimumBPM: 62, averageBPM: 71, maximumBPM: 84,
+            zoneSeconds: [0, 60, 664], hrv: HRVMetrics(beats: 700, artefacts: 2, rmssd: 45.2, alpha1: 0.85))
+        let event = MonitorEvent(
+            time: Timestamp(millisecondsSinceEpoch: 0), device: address, kind: .summary(report))
+        var narrow = TextLinesRenderer(width: { 100 })
+        let lines = (narrow.render(event) ?? "").split(separator: "\n")
+        #expect(lines.count == 3, "\(lines)")
+        for line in lines { #expect(line.count <= 99, "\(line.count): \(line)") }
+        #expect(lines.first?.hasSuffix("connected 12:04, 62/71/84 bpm min/avg/max") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasSuffix("time in zones: Z1 1:00, Z2 11:04") == true, "\(lines)")
+        var piped = TextLinesRenderer(width: { nil })
+        #expect((piped.render(event) ?? "").split(separator: "\n").count == 1)
+        var live = LiveRenderer(colour: false, width: { 100 })
+        let scrolled = live.render(event) ?? ""
+        #expect(scrolled.split(separator: "\n").count == 3, "\(scrolled.debugDescription)")
     }
 
     @Test func colourOnlyWhenAsked() throws {

@@ -125,22 +125,26 @@ for round in 1...rounds {
     let stream = try await client.signals(
         matching: MatchRule(sender: emitter.uniqueName, path: "/bench", interface: "org.example.Bench", member: "Tick"))
     // The consumer also runs on the client connection's thread: a yielded signal resumes it there.
+    // The stream is bounded (Connection.signalCapacity): the last signal's number ends the round,
+    // and the numbers skipped are the signals it dropped.
     let consumer = Task(executorPreference: client.taskExecutor) {
         var received = 0
         var first: UInt64 = 0
-        for await _ in stream {
+        var gaps = SignalGaps()
+        for await signal in stream {
             if received == 0 { first = now() }
             received += 1
-            if received == signalCount { break }
+            _ = gaps.missed(before: signal.sequence)
+            if signal.sequence == UInt64(signalCount) { break }
         }
-        return (received, now() - first)
+        return (received, now() - first, gaps.missedInAll)
     }
     let cpuBefore = cpuMicros()
     for i in 0..<signalCount {
         try emitter.emitSignal(path: "/bench", interface: "org.example.Bench", member: "Tick", body: [.uint32(UInt32(i))])
         if i % 1000 == 999 { await emitter.flush() }
     }
-    let (received, elapsed) = await consumer.value
+    let (received, elapsed, dropped) = await consumer.value
     rates.append(Double(received) / (Double(elapsed) / 1e9))
     // Signals per second of CPU used by this process (emitting and receiving both counted).
     perCPU.append(Double(received) / (Double(cpuMicros() - cpuBefore) / 1e6))
@@ -148,7 +152,7 @@ for round in 1...rounds {
     let py = python.last.map { "python3-dbus median \($0.0) µs p99 \($0.1) µs" } ?? "python3-dbus: not available"
     print(
         "round \(round): ours median \(ours[round - 1].0) µs p99 \(ours[round - 1].1) µs; \(py); "
-            + "signals \(Int(rates[round - 1]))/s wall, \(Int(perCPU[round - 1]))/s per CPU-second (\(received) received)")
+            + "signals \(Int(rates[round - 1]))/s wall, \(Int(perCPU[round - 1]))/s per CPU-second (\(received) received, \(dropped) dropped)")
 }
 
 func median(_ values: [Double]) -> Double {

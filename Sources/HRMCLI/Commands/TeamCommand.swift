@@ -16,12 +16,18 @@ public struct TeamCommand: AsyncParsableCommand {
         discussion: """
             Subscribes to what hrm watch --mqtt publishes (see the README's topic contract) and \
             shows one live table on a terminal: host, strap, BPM, zone, state and the age of the \
-            last sample, a host that went away marked offline. Into a pipe it prints a line per \
+            last sample, a host that went away marked offline, and left out once it has been \
+            offline for --hide-offline-after (default 5 min). Into a pipe it prints a line per \
             measurement; --json prints each measurement as hrm watch --json does, with a \
             "source" field naming the host that published it.
 
-            Exit status: 0 on Ctrl-C or a limit, 69 when the broker cannot be reached, 77 when it \
-            refuses the credentials.
+            The broker keeps each host's last messages (retained) until they are cleared: \
+            --forget HOST clears them all (its status, and each strap's state, info, bpm, \
+            battery, hrv and summary), so that a host that will not come back leaves every \
+            team view, Home Assistant's too.
+
+            Exit status: 0 on Ctrl-C or a limit (--forget: once cleared), 69 when the broker \
+            cannot be reached, 77 when it refuses the credentials.
             """
     )
 
@@ -42,6 +48,19 @@ public struct TeamCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Trust this CA file for mqtts:// (default: the system's).", valueName: "path"))
     public var mqttCafile: String?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Leave a host out of the table once it has been offline this long: seconds, or 30s, 5m, 2h. (default: 5m)",
+            valueName: "time"),
+        transform: Seconds.parsing)
+    public var hideOfflineAfter: Seconds?
+
+    @Option(
+        help: ArgumentHelp(
+            "Clear every message the broker keeps for this host, then exit.", valueName: "host"))
+    public var forget: String?
+
     @OptionGroup public var limits: LimitOptions
 
     @OptionGroup public var configFile: ConfigOptions
@@ -59,6 +78,9 @@ public struct TeamCommand: AsyncParsableCommand {
         if let mqttPrefix, let problem = MQTTTopics.problem(withLevel: mqttPrefix) {
             throw ValidationError("--mqtt-prefix: \(problem)")
         }
+        if let forget, let problem = MQTTTopics.problem(withLevel: forget) {
+            throw ValidationError("--forget: \(problem)")
+        }
     }
 
     public mutating func run() async throws {
@@ -71,10 +93,11 @@ public struct TeamCommand: AsyncParsableCommand {
             throw ExitCode(64)
         }
         guard let broker = try? MQTTBrokerURL(parsing: url) else { throw ExitCode(64) }
-        let status = await TeamView(
+        let view = TeamView(
             broker: broker, prefix: mqttPrefix ?? "hrm", caFile: mqttCafile, json: json,
-            limits: limits.runLimits
-        ).run()
+            limits: limits.runLimits, hideOfflineAfter: hideOfflineAfter?.duration ?? .seconds(300))
+        let status: Int32
+        if let forget { status = await view.forget(forget) } else { status = await view.run() }
         if status != 0 { throw ExitCode(status) }
     }
 }
@@ -86,17 +109,74 @@ struct TeamView: Sendable {
     let caFile: String?
     let json: Bool
     let limits: RunLimits
+    var hideOfflineAfter: Duration = .seconds(300)
 
-    func run() async -> Int32 {
+    /// A client connected to the broker, or the exit status that says why not.
+    private func connected() async -> Result<MQTTClient, ExitCode> {
         var options = MQTTOptions(clientID: "hrm-team-\(MQTTArguments.hostName)-\(ProcessID.current)")
         options.caFile = caFile
-        let client: MQTTClient
         do throws(MQTTError) {
-            client = try MQTTClient(broker, options: options)
-            try await client.connect()
+            let client = try MQTTClient(broker, options: options)
+            do throws(MQTTError) {
+                try await client.connect()
+            } catch {
+                await client.close(within: .zero)
+                throw error
+            }
+            return .success(client)
         } catch {
             StandardOutput.diagnostic("hrm team: MQTT: \(error.message)")
-            return error.code == .refused ? 77 : 69
+            return .failure(ExitCode(error.code == .refused ? 77 : 69))
+        }
+    }
+
+    /// `--forget HOST`: every retained message under the host's topics cleared (an empty retained
+    /// payload each), so that the broker forgets it. The retained messages come right after the
+    /// subscription; a marker published to a topic of the same subscription comes back after
+    /// them, so the list is complete without waiting on a clock.
+    func forget(_ host: String) async -> Int32 {
+        let client: MQTTClient
+        switch await connected() {
+        case .success(let connected): client = connected
+        case .failure(let status): return status.rawValue
+        }
+        let marker = "\(prefix)/\(host)/hrm-team-forget-\(ProcessID.current)"
+        client.subscribe("\(prefix)/\(host)/#")
+        client.publish(MQTTMessage(topic: marker, text: "forget", retain: false))
+        var retained: [String] = []
+        var online = false
+        let limit = ContinuousClock.now + .seconds(10)
+        for await event in client.events.until(limit) {
+            guard case .message(let message) = event else { continue }
+            if message.topic == marker { break }
+            guard message.retain, !message.payload.isEmpty else { continue }
+            if !retained.contains(message.topic) { retained.append(message.topic) }
+            if message.topic == "\(prefix)/\(host)/status", message.payload == Array("online".utf8) {
+                online = true
+            }
+        }
+        for topic in retained { client.publish(MQTTMessage(topic: topic, payload: [], retain: true)) }
+        await client.close(within: .seconds(5))
+        let left = client.outboxCount
+        let shown = TerminalText.sanitised(host, limit: TerminalText.nameLimit)
+        guard left == 0 else {
+            StandardOutput.diagnostic(
+                "hrm team: the broker did not take \(left) of the \(retained.count) clearings for \(shown)")
+            return 69
+        }
+        StandardOutput.diagnostic(
+            retained.isEmpty
+                ? "hrm team: the broker keeps nothing for \(shown)"
+                : "hrm team: forgot \(shown): \(retained.count) retained topic\(retained.count == 1 ? "" : "s") cleared"
+                    + (online ? " (it is online: its hrm will publish again)" : ""))
+        return 0
+    }
+
+    func run() async -> Int32 {
+        let client: MQTTClient
+        switch await connected() {
+        case .success(let connected): client = connected
+        case .failure(let status): return status.rawValue
         }
         for topic in MQTTTopics(prefix: prefix, host: "+").subscriptions() { client.subscribe(topic) }
         let stop = SessionStop()
@@ -122,7 +202,9 @@ struct TeamView: Sendable {
         // The table is kept to the screen, so that a redraw moves up at most a screenful.
         func redraw() {
             let size = TerminalWidth.size()
-            let lines = TeamRendering.table(board, now: now(), width: size.columns, height: size.lines)
+            let lines = TeamRendering.table(
+                board, now: now(), width: size.columns, height: size.lines,
+                forgetAfter: Int64(hideOfflineAfter.wholeMilliseconds))
             output.raw(clearTable() + lines.joined(separator: "\n"))
             drawn = lines.count
             dirty = false

@@ -12,7 +12,7 @@ struct DecodeTextRenderer: DecodeRenderer {
     func value(_ value: DecodedValue, bytes: [UInt8]) -> String {
         switch value {
         case .measurement(let m):
-            "\(MeasurementRendering.text(m))  [\(m.valueFormat.rawValue), flags 0x\(HexPayload.format([m.flags]))]"
+            "\(MeasurementRendering.text(m, exact: true))  [\(m.valueFormat.rawValue), flags 0x\(HexPayload.format([m.flags]))]"
         case .bodySensorLocation(let location):
             "body sensor location: \(location.text)" + (location.isReserved ? "" : " (\(location.rawValue))")
         case .batteryLevel(let percent):

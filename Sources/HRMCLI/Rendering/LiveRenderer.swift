@@ -14,6 +14,10 @@ struct LiveRenderer: EventRenderer {
     private var hrv: HRVMetrics? = nil
     private var battery: Int? = nil
     private var hasLiveLine = false
+    /// Each field's column width so far, by name: a field that has been shown keeps its place
+    /// (blank when a frame has no value for it) and never narrows, so that the fields after it
+    /// do not jump sideways four times a second.
+    private var widths: [String: Int] = [:]
 
     init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current) {
         self.colour = colour
@@ -38,7 +42,8 @@ struct LiveRenderer: EventRenderer {
             // The bell: a person in the middle of a workout hears it without looking.
             return "\u{07}" + scroll(paint("!! \(WatchText.alert(alert))", warn: true))
         case .summary(let report):
-            return scroll(paint("-- summary: \(report.text)", dim: true))
+            let lines = WatchText.summary(report, lead: "-- summary: ", width: width())
+            return scroll(lines.map { paint($0, dim: true) }.joined(separator: "\n"))
         case .info(let name, let location, let battery, let manufacturer, let model):
             self.battery = battery ?? self.battery
             let line = WatchText.info(
@@ -76,35 +81,52 @@ struct LiveRenderer: EventRenderer {
     /// first, so that it never wraps (a wrapped line leaves a stale row at every redraw).
     private mutating func redraw() -> String? {
         guard let m = latest else { return nil }
-        // (text, colour code, priority: 0 is always shown, higher goes first)
-        var parts: [(text: String, code: String?, drop: Int)] = [
-            ("♥ \(m.heartRate) bpm", Self.zoneColour(zone), 0)
+        // (name, text or nil for none now, colour code, priority: 0 is always shown, higher goes
+        // first)
+        var fields: [(name: String, text: String?, code: String?, drop: Int)] = [
+            ("bpm", "♥ \(m.heartRate) bpm", Self.zoneColour(zone), 0),
+            ("zone", zone.map { "zone \($0)" }, nil, 1),
         ]
-        if let zone { parts.append(("zone \(zone)", nil, 1)) }
         switch m.sensorContact {
-        case .detected: parts.append(("contact ✓", nil, 5))
-        case .notDetected: parts.append(("no contact", "33", 1))
-        case .unsupported: break
+        case .detected: fields.append(("contact", "contact ✓", nil, 5))
+        case .notDetected: fields.append(("contact", "no contact", "33", 1))
+        case .unsupported: fields.append(("contact", nil, nil, 5))
         }
-        if !m.rrIntervals.isEmpty {
-            parts.append(
-                (
-                    "RR "
+        fields.append(
+            (
+                "rr",
+                m.rrIntervals.isEmpty
+                    ? nil
+                    : "RR "
                         + m.rrIntervals.map { String(Int($0.milliseconds.rounded())) }.joined(separator: " ")
                         + " ms", nil, 6
-                ))
-        }
-        if let energy = m.energyExpended { parts.append(("\(energy) kJ", nil, 8)) }
-        if let hrv, let rmssd = hrv.rmssd {
-            parts.append(
-                (
-                    "RMSSD \(HRVRendering.decimal(rmssd, 0)) ms"
-                        + (hrv.alpha1.map { " α1 \(HRVRendering.decimal($0, 2))" } ?? ""), nil, 4
-                ))
-        }
+            ))
+        fields.append(("energy", m.energyExpended.map { "\($0) kJ" }, nil, 8))
+        fields.append(
+            (
+                "hrv",
+                hrv.flatMap { hrv in
+                    hrv.rmssd.map {
+                        "RMSSD \(HRVRendering.decimal($0, 0)) ms"
+                            + (hrv.alpha1.map { " α1 \(HRVRendering.decimal($0, 2))" } ?? "")
+                    }
+                }, nil, 4
+            ))
         let now = history.last?.time ?? 0
-        parts.append((Sparkline.lastMinute(history, now: now), nil, 3))
-        if let battery { parts.append(("battery \(battery) %", battery <= 15 ? "33" : nil, 2)) }
+        fields.append(("sparkline", Sparkline.lastMinute(history, now: now), nil, 3))
+        fields.append(("battery", battery.map { "battery \($0) %" }, (battery ?? 100) <= 15 ? "33" : nil, 2))
+        var parts: [(text: String, code: String?, drop: Int)] = []
+        for field in fields {
+            guard field.text != nil || widths[field.name] != nil else { continue }
+            let text = field.text ?? ""
+            let width = max(widths[field.name] ?? 0, text.count)
+            widths[field.name] = width
+            parts.append((text + String(repeating: " ", count: width - text.count), field.code, field.drop))
+        }
+        // The last field needs no padding after it.
+        if let last = parts.indices.last {
+            parts[last].text = String(parts[last].text.reversed().drop { $0 == " " }.reversed())
+        }
         let limit = width() - 1
         while parts.count > 1, parts.map({ $0.text.count }).reduce(0, +) + 2 * (parts.count - 1) > limit,
             let worst = parts.indices.max(by: { parts[$0].drop < parts[$1].drop })

@@ -73,7 +73,8 @@ struct LiveTableRenderer: EventRenderer {
             return "\u{07}" + scroll(paint("!!\(who) \(WatchText.alert(alert))", "33"))
         case .summary(let report):
             let who = event.device.map { " for " + name(of: $0) } ?? ""
-            return scroll(paint("-- summary\(who): \(report.text)", "2"))
+            let lines = WatchText.summary(report, lead: "-- summary\(who): ", width: width())
+            return scroll(lines.map { paint($0, "2") }.joined(separator: "\n"))
         case .hrv, .device, .error:
             return nil
         }

@@ -12,16 +12,22 @@ enum MeasurementRendering {
         json.add("format", m.valueFormat.rawValue)
     }
 
-    /// `72 bpm  contact detected  energy 258 kJ  RR 1000 ms, 825.1953125 ms`
-    static func text(_ m: HeartRateMeasurement) -> String {
+    /// `72 bpm  contact detected  energy 258 kJ  RR 1000 825 ms`: RR in whole milliseconds,
+    /// as the live line shows them; `exact` (decode, which is about the bytes) gives them to the
+    /// last digit: `RR 1000 ms, 825.1953125 ms`.
+    static func text(_ m: HeartRateMeasurement, exact: Bool = false) -> String {
         var parts = ["\(m.heartRate) bpm", "contact \(m.sensorContact.text)"]
         if let energy = m.energyExpended {
             parts.append(
                 m.isEnergySaturated ? "energy \(energy) kJ (saturated: reset needed)" : "energy \(energy) kJ")
         }
-        if !m.rrIntervals.isEmpty {
+        if !m.rrIntervals.isEmpty, exact {
             parts.append(
                 "RR " + m.rrIntervals.map { milliseconds($0.milliseconds) + " ms" }.joined(separator: ", "))
+        } else if !m.rrIntervals.isEmpty {
+            parts.append(
+                "RR " + m.rrIntervals.map { String(Int($0.milliseconds.rounded())) }.joined(separator: " ")
+                    + " ms")
         }
         return parts.joined(separator: "  ")
     }

@@ -1,10 +1,17 @@
 import HRV
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Plain text, one line per event: what `watch` prints into a pipe or a file.
 struct TextLinesRenderer: EventRenderer {
     /// With several straps, each measurement, HRV, alert and battery line starts with its strap's
     /// address.
     var namesDevice = false
+    /// The terminal's width when stdout is one (TERM=dumb): a summary is broken into lines
+    /// rather than wrapped mid-word; nil into a pipe, where a line is a line.
+    var width: () -> Int? = { isatty(STDOUT_FILENO) == 1 ? TerminalWidth.current() : nil }
 
     mutating func render(_ event: MonitorEvent) -> String? {
         let clock = event.time.localClock + (namesDevice ? event.device.map { "  " + $0 } ?? "" : "")
@@ -16,11 +23,15 @@ struct TextLinesRenderer: EventRenderer {
         case .alert(let alert):
             return "\(clock)  !! \(WatchText.alert(alert))\n"
         case .summary(let report):
-            return "\(clock)  -- summary\(event.device.map { " for \($0)" } ?? ""): \(report.text)\n"
+            // With several straps the line starts with the strap's address already.
+            let lead = "-- summary\(namesDevice ? "" : event.device.map { " for \($0)" } ?? ""): "
+            return WatchText.summary(report, lead: lead, indent: clock.count + 2, width: width())
+                .map { "\(clock)  \($0)\n" }.joined()
         case .info(let name, let location, let battery, let manufacturer, let model):
             return "\(clock)  "
                 + WatchText.info(
-                    address: event.device, name: name, location: location, battery: battery,
+                    address: namesDevice ? nil : event.device, name: name, location: location,
+                    battery: battery,
                     manufacturer: manufacturer, model: model) + "\n"
         case .status(let state, let detail):
             return "\(clock)  -- \(WatchText.status(state, detail))\n"

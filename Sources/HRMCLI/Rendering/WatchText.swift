@@ -14,8 +14,21 @@ enum WatchText {
         if let battery { facts.append("battery \(battery) %") }
         let maker = [manufacturer, model].compactMap { $0 }.map(shown).joined(separator: " ")
         if !maker.isEmpty { facts.append(maker) }
-        let who = "\(name.map(shown) ?? "(no name)") (\(address ?? "?"))"
+        // Without an address when the line names its strap already (several straps).
+        let named = name.map(shown) ?? "(no name)"
+        let who = address.map { "\(named) (\($0))" } ?? named
         return facts.isEmpty ? who : "\(who): \(facts.joined(separator: ", "))"
+    }
+
+    /// A summary after `lead` (`-- summary: `): one line when it fits in `width` columns (always,
+    /// without a width: a pipe), else a line per group, the later ones indented under the first,
+    /// so that a terminal never wraps it mid-word.
+    static func summary(_ report: SessionReport, lead: String, indent: Int = 0, width: Int?) -> [String] {
+        let line = lead + report.text
+        guard let width, indent + line.count > width - 1 else { return [line] }
+        let groups = report.groups
+        let pad = String(repeating: " ", count: min(lead.count, 4))
+        return [lead + (groups.first ?? "")] + groups.dropFirst().map { pad + $0 }
     }
 
     /// `heart rate above 160 bpm: 163 bpm`

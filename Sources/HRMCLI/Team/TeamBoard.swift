@@ -29,8 +29,10 @@ struct TeamBoard {
     let prefix: String
     let capacity: Int
     private(set) var rows: [Row] = []
-    /// Each host's `online` / `offline`.
-    private(set) var hosts: [(host: String, online: Bool)] = []
+    /// Each host's `online` / `offline`, and since when (this process's monotonic milliseconds)
+    /// it has been offline as far as the board knows: a retained `offline` counts from when it
+    /// came, since the message carries no time.
+    private(set) var hosts: [(host: String, online: Bool, offlineSince: Int64?)] = []
     /// Straps and hosts not kept because the board was full.
     private(set) var refused = 0
 
@@ -48,9 +50,10 @@ struct TeamBoard {
         if levels.count == 3, levels[2] == "status" {
             let online = text == "online"
             if let index = hosts.firstIndex(where: { $0.host == levels[1] }) {
+                if hosts[index].online != online { hosts[index].offlineSince = online ? nil : now }
                 hosts[index].online = online
             } else if hosts.count < capacity {
-                hosts.append((levels[1], online))
+                hosts.append((levels[1], online, online ? nil : now))
             } else {
                 refused += 1
                 return .ignored
@@ -103,6 +106,15 @@ struct TeamBoard {
 
     func online(_ host: String) -> Bool {
         hosts.first { $0.host == host }?.online ?? true
+    }
+
+    /// The rows a table shows at `now`: a host offline for `forgetAfter` or longer is left out
+    /// (an old run's retained messages would otherwise stay in the table for ever); it comes
+    /// back if it says `online` again.
+    func shown(at now: Int64, forgetAfter: Int64) -> [Row] {
+        let gone = Set(
+            hosts.filter { host in host.offlineSince.map { now - $0 >= forgetAfter } ?? false }.map(\.host))
+        return gone.isEmpty ? rows : rows.filter { !gone.contains($0.host) }
     }
 
     /// The object as `watch --json` printed it, with the host that published it first

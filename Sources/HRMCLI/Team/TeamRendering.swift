@@ -6,14 +6,18 @@ enum TeamRendering {
     /// The table's lines, each cut to `width - 1` columns, and at most `height - 1` of them (the
     /// cursor's line stays free, so the terminal never scrolls): when the straps do not fit, those
     /// that sent a measurement come first, and a last line says how many more there are.
-    static func table(_ board: TeamBoard, now: Int64, width: Int, height: Int = .max) -> [String] {
+    /// A host offline for `forgetAfter` milliseconds is left out (`TeamBoard.shown`).
+    static func table(
+        _ board: TeamBoard, now: Int64, width: Int, height: Int = .max, forgetAfter: Int64 = .max
+    ) -> [String] {
         let room = max(height - 1, 2)
-        var rows = board.rows
+        let all = board.shown(at: now, forgetAfter: forgetAfter)
+        var rows = all
         var more = 0
         if rows.count + 1 > room {
             let sampled = rows.filter { $0.lastSample != nil }
             rows = Array((sampled + rows.filter { $0.lastSample == nil }).prefix(room - 2))
-            more = board.rows.count - rows.count
+            more = all.count - rows.count
         }
         let cells = rows.map { row -> [String] in
             let offline = !board.online(row.host)
@@ -24,9 +28,9 @@ enum TeamRendering {
                 row.lastSample.map { age(now - $0) } ?? "",
             ]
         }
-        let all = [header] + cells
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        var lines = all.map { cells in
+        let table = [header] + cells
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        var lines = table.map { cells in
             cells.indices.map { column in
                 column == cells.count - 1
                     ? cells[column]

@@ -34,22 +34,29 @@ struct SessionReport: Sendable {
     }
 
     /// `connected 12:04, 62/71/84 bpm (min/avg/max), zones 0:10 1:20 ..., RMSSD 45.2 ms, alpha1 0.85, 2 artefacts corrected`
-    var text: String {
+    var text: String { groups.joined(separator: ", ") }
+
+    /// `text` in the groups a narrow terminal shows a line each: the heart rate, the zones, HRV.
+    var groups: [String] {
+        var groups: [String] = []
         var parts = ["connected \(Self.clock(connectedSeconds))"]
         if let minimumBPM, let averageBPM, let maximumBPM {
             parts.append("\(minimumBPM)/\(Int(averageBPM.rounded()))/\(maximumBPM) bpm min/avg/max")
         }
+        groups.append(parts.joined(separator: ", "))
+        parts = []
         if let zoneSeconds {
             let zones = zoneSeconds.enumerated().dropFirst().map { "Z\($0.offset) \(Self.clock($0.element))" }
             let below = zoneSeconds.first.map { $0 >= 0.5 ? ["below Z1 \(Self.clock($0))"] : [] } ?? []
-            parts.append("time in zones: " + (below + zones).joined(separator: ", "))
+            groups.append("time in zones: " + (below + zones).joined(separator: ", "))
         }
         if let hrv {
             if let rmssd = hrv.rmssd { parts.append("RMSSD \(HRVRendering.decimal(rmssd, 1)) ms") }
             if let alpha1 = hrv.alpha1 { parts.append("alpha1 \(HRVRendering.decimal(alpha1, 2))") }
             parts.append("\(hrv.artefacts) artefact\(hrv.artefacts == 1 ? "" : "s") corrected")
+            groups.append(parts.joined(separator: ", "))
         }
-        return parts.joined(separator: ", ")
+        return groups
     }
 
     private static func tenths(_ seconds: Double) -> Double {
