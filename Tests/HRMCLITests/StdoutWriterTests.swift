@@ -146,6 +146,22 @@ func lines(_ bytes: [UInt8]) -> [String] {
         #expect(numbers == numbers.sorted() && numbers.first == 0)
     }
 
+    /// A task's line to a pipe with room is written by the task itself, at once: no thread is
+    /// woken (or started) for a write that cannot wait.
+    @Test func aTaskWritesItselfWhatCannotWait() async throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { ends.forEach { close($0) } }
+        let writer = StdoutWriter(fd: ends[1], stalled: Self.unused, closed: {})
+        writer.append("now\n")
+        writer.flush()
+        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = read(ends[0], &buffer, buffer.count)
+        #expect(count == 4 && buffer.prefix(4) == Array("now\n".utf8)[...])
+        await writer.finish(timeout: .seconds(30))
+    }
+
     @Test func finishGivesUpOnAStuckReader() async throws {
         let pipe = try FullPipe()
         defer { close(pipe.reading) }

@@ -11,9 +11,10 @@ import Threads
 ///
 /// Who writes: a thread of hrm's own (the strap's notification reader, `LoopThread.isCurrent`)
 /// writes at once, itself, so that a notification still costs one wake-up; a task of Swift's pool
-/// hands the write to the writer's own thread and returns, so that a stdout nobody reads never
-/// holds a pool thread. Whoever finds no write under way writes everything queued, until nothing
-/// is; the others only queue.
+/// writes itself only what cannot wait (a pipe that poll(2) says has room, for PIPE_BUF bytes at
+/// most, or a regular file), else hands the write to the writer's own thread (started then) and
+/// returns, so that a stdout nobody reads never holds a pool thread. Whoever finds no write under
+/// way writes everything queued, until nothing is; the others only queue.
 ///
 /// A reader that stops taking output: what waits grows to `bound` bytes (beside the batch being
 /// written), then whole appends are dropped and counted; the write that took `stallAfter` or
@@ -33,6 +34,17 @@ final class StdoutWriter: Sendable {
     /// pipe's buffer: a reader that pauses (a pager, Ctrl-S, a slow consumer's hiccup) loses
     /// nothing; one that has stopped costs 1 MiB, not all the memory there is.
     static let defaultBound = 1 << 20
+
+    /// Where a write from a task can be known not to wait.
+    private enum Kind {
+        /// A pipe or FIFO: no wait for PIPE_BUF bytes when poll(2) says it has room (Linux: a
+        /// free page of its buffer).
+        case pipe
+        /// A regular file: a write waits for no reader.
+        case file
+        /// A terminal, a socket, anything else: its room cannot be known, so a task never writes.
+        case other
+    }
 
     private struct State {
         var pending: [UInt8] = []
@@ -56,6 +68,8 @@ final class StdoutWriter: Sendable {
     private let bound: Int
     private let stallAfter: Duration
     private let worker: WorkerThread
+    /// What stdout is, for a task that would write itself.
+    private let kind: Kind
     private let stalled: @Sendable (Stall) -> Void
     private let closedByReader: @Sendable () -> Void
 
@@ -74,6 +88,9 @@ final class StdoutWriter: Sendable {
         self.stalled = stalled
         closedByReader = closed
         worker = WorkerThread(named: "hrm-stdout")
+        var status = stat()
+        let type = fstat(fd, &status) == 0 ? status.st_mode & S_IFMT : 0
+        kind = type == S_IFIFO ? .pipe : type == S_IFREG ? .file : .other
     }
 
     /// The reader of stdout has gone.
@@ -122,11 +139,7 @@ final class StdoutWriter: Sendable {
             return true
         }
         guard claimed else { return }
-        if LoopThread.isCurrent {
-            drain()
-        } else {
-            worker.submit { [self] in drain() }
-        }
+        drain(onTask: !LoopThread.isCurrent)
     }
 
     /// Writes what is queued and waits until it is written, `timeout` at most (a stdout nobody
@@ -153,26 +166,39 @@ final class StdoutWriter: Sendable {
         worker.stop()
     }
 
-    /// The writer's loop: takes everything queued, writes it, until nothing is left.
-    private func drain() {
+    /// The writer's loop: takes everything queued, writes it, until nothing is left. `onTask`:
+    /// on Swift's pool, where only a write that cannot wait is made; the rest goes to the
+    /// writer's thread, which takes the loop over.
+    private func drain(onTask: Bool) {
+        enum Step { case write, done, handOver }
         var batch: [UInt8] = []
         var errors: [(at: Int, line: [UInt8])] = []
         while true {
-            let more = state.withLock { state -> Bool in
+            let room = onTask && hasRoom()
+            let step = state.withLock { state -> Step in
                 guard !state.isEmpty, !state.closed else {
                     state.writing = false
                     if batch.capacity <= 64 * 1024 { state.spare = batch }
                     for waiting in state.drained { waiting.finish() }
                     state.drained = []
-                    return false
+                    return .done
+                }
+                if onTask
+                    && !(room && state.errors.isEmpty && (kind == .file || state.pending.count <= PIPE_BUF))
+                {
+                    return .handOver
                 }
                 if batch.capacity == 0 { swap(&batch, &state.spare) }
                 swap(&batch, &state.pending)
                 swap(&errors, &state.errors)
                 state.errorBytes = 0
-                return true
+                return .write
             }
-            guard more else { return }
+            switch step {
+            case .done: return
+            case .handOver: return worker.submit { [self] in drain(onTask: false) }
+            case .write: break
+            }
             let start = monotonicNanos()
             let failure = write(batch, errors)
             let took = Duration.nanoseconds(Int64(clamping: monotonicNanos() &- start))
@@ -188,6 +214,17 @@ final class StdoutWriter: Sendable {
                 return state.dropped
             }
             if took >= stallAfter || dropped > 0 { stalled(Stall(took: took, dropped: dropped)) }
+        }
+    }
+
+    /// A write to stdout now would not wait (by `kind`): never known for a terminal or a socket.
+    private func hasRoom() -> Bool {
+        switch kind {
+        case .file: return true
+        case .other: return false
+        case .pipe:
+            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLOUT) != 0
         }
     }
 
