@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
-                "HRMCLI", "HeartRate", "HRV", "InputFiles", "BrokerSupport", "Threads",
+                "HRMCLI", "HeartRate", "HRV", "InputFiles", "BrokerSupport", "ClockSupport", "Threads",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -147,6 +147,10 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "BrokerSupport"], swiftSettings: strict),
         // A mosquitto broker of a test's own and mosquitto's clients as independent witnesses:
         // for the MQTT module's tests and for hrm's.
+        // A clock that stands still until a test moves it, for code that takes a `Clock`: timers,
+        // back-offs and deadlines tested without waiting in wall time. No Testing import, so that
+        // `make release` (which builds every target) builds it too.
+        .target(name: "ClockSupport", path: "Tests/ClockSupport", swiftSettings: strict),
         .target(
             name: "BrokerSupport", dependencies: ["MQTT", "Spawn"], path: "Tests/BrokerSupport",
             swiftSettings: strict),

@@ -14,12 +14,17 @@ clients stamp each message with CLOCK_MONOTONIC as it arrives.
              per notification hrm-sim sent in that window
   peak RSS   hrm-serve's ru_maxrss after it exits (the whole run)
 
+A last round has the same clients beside --stalled clients (SSE and WebSocket in turn) that stop
+reading: how much a client that cannot keep up delays the others until hrm serve drops it (the
+number `ServeBinaryTests.aClientThatStopsReadingDelaysNobody` prints and no longer bounds).
+
 Run as hrm-sim's command (`--inner`), or without it to drive the rounds and print the report.
 """
 import argparse
 import asyncio
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -65,6 +70,21 @@ def client(args):
     return 0
 
 
+def stalled_client(port, websocket):
+    """A feed client that asks for the stream and then never reads (a small receive buffer, so
+    that it falls behind at once)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    if websocket:
+        request = (f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                   "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+    else:
+        request = f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+    sock.sendall(request.encode())
+    return sock
+
+
 def inner(args):
     """Inside hrm-sim: hrm serve, the clients, CPU samples; writes JSON to --out."""
     work = os.path.dirname(args.out)
@@ -76,6 +96,7 @@ def inner(args):
     outs = [os.path.join(work, f"client{n}.json") for n in range(args.clients)]
     clients = [subprocess.Popen([sys.executable, __file__, "--client", "--port", str(port), "--out", out])
                for out in outs]
+    stalled = [stalled_client(port, websocket=n % 2 == 1) for n in range(args.stalled)]
     # The streaming window: once every client has had time to connect and get going.
     time.sleep(2.0)
     start = (time.monotonic_ns(), cpu_ns(serve.pid))
@@ -85,6 +106,8 @@ def inner(args):
     stderr = serve.stderr.read().decode(errors="replace")
     for c in clients:
         c.wait(10)
+    for sock in stalled:
+        sock.close()
     arrivals = []
     for out in outs:
         try:
@@ -96,7 +119,7 @@ def inner(args):
     return 0
 
 
-def run_round(args, clients):
+def run_round(args, clients, stalled=0):
     with tempfile.TemporaryDirectory() as work:
         scenario_path = os.path.join(work, "scenario.json")
         json.dump(scenario(args.duration), open(scenario_path, "w"))
@@ -104,7 +127,8 @@ def run_round(args, clients):
         env = dict(os.environ, XDG_STATE_HOME=work, NO_COLOR="1")
         subprocess.run(
             [args.sim, "--scenario", scenario_path, "--log", log, "--", args.python, __file__, "--inner",
-             "--hrm", args.hrm, "--out", out, "--duration", str(args.duration), "--clients", str(clients)],
+             "--hrm", args.hrm, "--out", out, "--duration", str(args.duration), "--clients", str(clients),
+             "--stalled", str(stalled)],
             env=env, check=False)
         result = json.load(open(out))
         sent = [json.loads(line) for line in open(log)]
@@ -112,8 +136,8 @@ def run_round(args, clients):
         return result, sent
 
 
-def measure(args, clients, label):
-    result, sent = run_round(args, clients)
+def measure(args, clients, label, stalled=0):
+    result, sent = run_round(args, clients, stalled)
     if result["status"] != 0:
         sys.exit(f"{label}: hrm serve exited {result['status']}: {result['stderr']}")
     sent_at = {}
@@ -155,6 +179,8 @@ def main():
     parser.add_argument("--duration", type=float, default=12)
     parser.add_argument("--clients", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--stalled", type=int, default=2,
+                        help="clients that stop reading, in the last round (0: no such round)")
     parser.add_argument("--hrm", default=".build/release/hrm")
     parser.add_argument("--sim", default=".build/release/hrm-sim")
     parser.add_argument("--python", default=".build/serve-venv/bin/python",
@@ -170,6 +196,10 @@ def main():
     rows = [measure(args, args.clients, f"round {n + 1}") for n in range(args.rounds)]
     print("hrm serve with no client (what the server costs beside watch's work):", flush=True)
     alone = measure(args, 0, "no client")
+    beside = None
+    if args.stalled:
+        print(f"hrm serve, {args.clients} WebSocket clients beside {args.stalled} that stop reading:", flush=True)
+        beside = measure(args, args.clients, "beside stalled clients", stalled=args.stalled)
     medians = {key: statistics.median(r[key] for r in rows) for key in ("median_ms", "p99_ms", "cpu_us", "rss_mib")}
     print(f"\nmedians over rounds ({args.clients} clients)")
     print(f"  latency median              {medians['median_ms']:8.3f} ms")
@@ -177,7 +207,10 @@ def main():
     print(f"  CPU per notification        {medians['cpu_us']:8.1f} us   (no client: {alone['cpu_us']:.1f} us; "
           f"per client: {(medians['cpu_us'] - alone['cpu_us']) / max(args.clients, 1):.1f} us)")
     print(f"  peak RSS                    {medians['rss_mib']:8.1f} MiB (no client: {alone['rss_mib']:.1f} MiB)")
-    losses = sum(r["lost"] + r["short"] for r in rows)
+    if beside and "p99_ms" in beside:
+        print(f"  beside {args.stalled} stalled clients: latency p99 {beside['p99_ms']:.3f} ms, "
+              f"max {beside['max_ms']:.3f} ms")
+    losses = sum(r["lost"] + r["short"] for r in rows + ([beside] if beside else []))
     print(f"  lost messages, short clients: {losses}")
     return 1 if losses else 0
 

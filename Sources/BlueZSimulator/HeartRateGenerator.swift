@@ -39,8 +39,9 @@ public struct HeartRateGenerator: Sendable {
         /// The most bytes one notification may carry (ATT MTU - 3): 20 at the default MTU.
         public var maximumFrameLength = 20
         public var seed: UInt64 = 1
-        /// Realistic: the base heart rate climbs linearly to `to` bpm over the first `seconds` of
-        /// scenario time, then stays there (a workout through the zones).
+        /// Realistic: the base heart rate climbs linearly to `to` bpm over the first `seconds` after
+        /// the strap's first notification, then stays there (a workout through the zones): a
+        /// client that connected late, on a loaded machine, still sees the whole climb.
         public var climb: (to: Double, seconds: Double)? = nil
 
         public init() {}
@@ -66,6 +67,8 @@ public struct HeartRateGenerator: Sendable {
     private var drift: Double = 0
     /// The moment the last simulated beat ended, in seconds of scenario time.
     private var lastBeat: Double? = nil
+    /// When the first frame was asked for: where a climb starts.
+    private var firstFrameAt: Double? = nil
     private var energy: Double
     /// Beats that ended but did not fit in earlier frames, sent in later ones. Bounded, as a real
     /// strap's buffer is: past `pendingLimit` the oldest are dropped.
@@ -107,7 +110,10 @@ public struct HeartRateGenerator: Sendable {
             advanceEnergy(to: time, bpm: Double(value))
             return encode(bpm: value, rr: [])
         case .realistic(let base, let variability):
-            let rr = simulateBeats(until: time, base: climbing(base, at: time), variability: variability)
+            if firstFrameAt == nil { firstFrameAt = time }
+            let rr = simulateBeats(
+                until: time, base: climbing(base, at: time - (firstFrameAt ?? time)), variability: variability
+            )
             advanceEnergy(to: time, bpm: bpm)
             return encode(bpm: UInt16(max(bpm.rounded(), 0)), rr: rr)
         }

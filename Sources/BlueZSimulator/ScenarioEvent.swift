@@ -16,6 +16,10 @@ extension Scenario {
         case bluetoothdRestart(Trigger, downFor: Double)
         /// `battery`: the strap with address `device` reports `percent` (Battery1's Percentage).
         case battery(Trigger, device: String, percent: Int)
+        /// `device-appear`: the strap with address `device` starts advertising (if it was not
+        /// already): an arrival tied to the stream rather than to a time (`appearAt`), which a
+        /// client slowed down by a loaded machine could meet too early or too late.
+        case appear(Trigger, device: String)
 
         /// When an event happens: `at` seconds into the run, right after the simulator's
         /// `afterNotifications`-th notification (over every strap), or `after` seconds after the
@@ -30,7 +34,7 @@ extension Scenario {
         public var trigger: Trigger {
             switch self {
             case .adapterPower(let trigger, _, _), .bluetoothdRestart(let trigger, _),
-                .battery(let trigger, _, _):
+                .battery(let trigger, _, _), .appear(let trigger, _):
                 trigger
             }
         }
@@ -41,6 +45,7 @@ extension Scenario {
             case .adapterPower: "adapter-power"
             case .bluetoothdRestart: "bluetoothd-restart"
             case .battery: "battery"
+            case .appear: "device-appear"
             }
         }
     }
@@ -67,10 +72,13 @@ extension Scenario.Event: Codable {
             self = .battery(
                 trigger, device: try c.decode(String.self, forKey: .device),
                 percent: try c.decode(Int.self, forKey: .percent))
+        case "device-appear":
+            self = .appear(trigger, device: try c.decode(String.self, forKey: .device))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: c,
-                debugDescription: "'\(type)' is not adapter-power, bluetoothd-restart or battery")
+                debugDescription:
+                    "'\(type)' is not adapter-power, bluetoothd-restart, battery or device-appear")
         }
     }
 
@@ -110,6 +118,8 @@ extension Scenario.Event: Codable {
         case .battery(_, let device, let percent):
             try c.encode(device, forKey: .device)
             try c.encode(percent, forKey: .percent)
+        case .appear(_, let device):
+            try c.encode(device, forKey: .device)
         }
     }
 }

@@ -152,6 +152,11 @@ extension Scenario {
                 check(
                     wanted != nil && devices.contains { SimulatedAddress($0.address) == wanted },
                     "\(path).device: no device with address '\(device)'")
+            case .appear(_, let device):
+                let wanted = SimulatedAddress(device)
+                check(
+                    wanted != nil && devices.contains { SimulatedAddress($0.address) == wanted },
+                    "\(path).device: no device with address '\(device)'")
             }
         }
         if !problems.isEmpty { throw ScenarioError(problems: problems) }

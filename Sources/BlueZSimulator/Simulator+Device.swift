@@ -138,6 +138,7 @@ extension Simulator {
             try await pendingWait(timing.tick, path, token)
         }
         try await pendingWait(connectTime, path, token)
+        while devices[path]?.connectHeld == true { try await pendingWait(timing.tick, path, token) }
         guard devices[path]?.connected == false else { return [] }
         if let cap = adapter.spec.maxConnections {
             let links = devices.values.filter { $0.adapter == device.adapter && $0.connected }.count

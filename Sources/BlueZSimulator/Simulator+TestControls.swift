@@ -53,6 +53,16 @@ extension Simulator {
         advance()
     }
 
+    /// Holds the strap's Connect() calls pending (`held`) until the test lets go (false): a second
+    /// call meets the first for as long as the test needs, however slow the machine, instead of
+    /// for a `connectDelay`.
+    public func holdConnects(address: String, _ held: Bool = true) {
+        guard let parsed = SimulatedAddress(address),
+            let path = devices.first(where: { $0.value.address == parsed })?.key
+        else { return }
+        devices[path]?.connectHeld = held
+    }
+
     /// Whether the strap's Connect() is pending (waiting for the link), so that a test can make a
     /// second call meet it.
     public func connectPending(address: String) -> Bool {

@@ -67,6 +67,13 @@ extension Simulator {
                 Task { await self.restart(downFor: downFor) }
             case .battery(_, let device, let percent):
                 if let address = SimulatedAddress(device) { setBattery(address, percent) }
+            case .appear(_, let device):
+                guard let address = SimulatedAddress(device),
+                    let path = devices.first(where: { $0.value.address == address })?.key,
+                    let appearAt = devices[path]?.spec.appearAt, appearAt > t
+                else { break }
+                devices[path]?.spec.appearAt = t
+                log.record("device-appear", ["path": path.rawValue])
             }
         }
     }

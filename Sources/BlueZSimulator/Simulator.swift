@@ -46,7 +46,8 @@ public actor Simulator {
 
     struct DeviceState {
         let index: Int
-        let spec: Scenario.Device
+        /// Its `appearAt` moves to the moment of a `device-appear` event.
+        var spec: Scenario.Device
         let address: SimulatedAddress
         let path: ObjectPath
         let adapter: String
@@ -63,6 +64,8 @@ public actor Simulator {
         var stalled = false
         /// The pending Connect() (its number), if one is waiting for the link.
         var pendingConnect: Int? = nil
+        /// A test holds its Connect() pending until it lets go (`holdConnects`).
+        var connectHeld = false
         var lastSeen = 0.0
         var nextReport = 0.0
         /// Notifications sent to a client (by socket or signal), for drops tied to the stream.

@@ -25,6 +25,16 @@ final class ClientHub: Sendable {
         var closed = false
         var lastRefusalLogged: [String: ContinuousClock.Instant] = [:]
         var lastKeepAlive = ContinuousClock.now
+        /// Waiting for the last client to go (`waitUntilEmpty`), by id.
+        var emptyWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
+
+        /// The waiters to wake when no client is left.
+        mutating func wakeIfEmpty() -> [CheckedContinuation<Void, Never>] {
+            guard clients.isEmpty else { return [] }
+            defer { emptyWaiters = [:] }
+            return Array(emptyWaiters.values)
+        }
     }
     private let state = Mutex(State())
 
@@ -61,11 +71,12 @@ final class ClientHub: Sendable {
 
     /// The client is gone (its handler ended, or its connection closed; the first of the two).
     func leave(_ client: FeedClient) {
-        let count = state.withLock { state -> Int? in
-            guard let index = state.clients.firstIndex(where: { $0 === client }) else { return nil }
+        let (count, waiters) = state.withLock { state -> (Int?, [CheckedContinuation<Void, Never>]) in
+            guard let index = state.clients.firstIndex(where: { $0 === client }) else { return (nil, []) }
             state.clients.remove(at: index)
-            return state.clients.count
+            return (state.clients.count, state.wakeIfEmpty())
         }
+        for waiter in waiters { waiter.resume() }
         guard let count else { return }
         feed.remove(client)
         guard verbose else { return }
@@ -109,13 +120,41 @@ final class ClientHub: Sendable {
         _ = await waitUntilEmpty(within: .milliseconds(500))
     }
 
+    /// Whether the last client went within `limit`: woken by `leave`, not by polling.
     private func waitUntilEmpty(within limit: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while count > 0 {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(20))
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [self] in
+                await emptied()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let gone = await group.next() ?? false
+            group.cancelAll()
+            return gone || count == 0
         }
-        return true
+    }
+
+    /// Returns once no client is left, or at once when cancelled.
+    private func emptied() async {
+        let id = state.withLock { state -> Int in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.clients.isEmpty || Task.isCancelled { return true }
+                    state.emptyWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.emptyWaiters.removeValue(forKey: id) }?.resume()
+        }
     }
 
     /// Drops clients whose write has waited too long; queues a keep-alive for SSE clients now and

@@ -125,7 +125,8 @@ import Testing
              "events":[{"at":1,"type":"bluetoothd-restart","downFor":-1},
                        {"at":2,"type":"battery","device":"x","percent":500},
                        {"at":0.5,"type":"bluetoothd-restart"},{"afterNotifications":0,"type":"bluetoothd-restart"},
-                       {"after":-1,"type":"adapter-power","adapter":"hci7","powered":true}]}
+                       {"after":-1,"type":"adapter-power","adapter":"hci7","powered":true},
+                       {"after":1,"type":"device-appear","device":"C0:FF:EE:00:00:09"}]}
             """#
         let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
         do {
@@ -143,6 +144,7 @@ import Testing
                 "events[2].at: before an event listed earlier",
                 "events[3].afterNotifications: needs to be 1 or more",
                 "events[4].after: negative", "events[4].adapter: no adapter named 'hci7'",
+                "events[5].device: no device with address 'C0:FF:EE:00:00:09'",
                 "devices[0].drops[0]: needs one of at and afterNotifications",
                 "devices[0].drops[1]: needs one of at and afterNotifications",
                 "devices[0].drops[2].afterNotifications: needs to be 1 or more",
@@ -251,7 +253,7 @@ import Testing
             ])
         #expect(
             try ScenarioCatalog.load("basic").events == [
-                .battery(.at(8), device: "D2:4B:7E:10:20:30", percent: 86)
+                .battery(.afterNotifications(8), device: "D2:4B:7E:10:20:30", percent: 86)
             ])
     }
 
@@ -281,13 +283,19 @@ import Testing
         #expect(object?["afterNotifications"] as? Int == 3)
         #expect(object?["device"] as? String == "AA:BB:CC:DD:EE:FF")
         #expect(object?["percent"] as? Int == 5)
+        let appear = Scenario.Event.appear(.afterNotifications(5), device: "AA:BB:CC:DD:EE:FF")
+        let appearObject =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(appear)) as? [String: Any]
+        #expect(appearObject?["type"] as? String == "device-appear")
+        #expect(appearObject?["device"] as? String == "AA:BB:CC:DD:EE:FF")
+        #expect(try JSONDecoder().decode(Scenario.Event.self, from: JSONEncoder().encode(appear)) == appear)
     }
 
     /// An event the simulator cannot play is refused when the file is read, with its path.
     @Test(arguments: [
         (
             #"{"at":1,"type":"explode"}"#,
-            "events[0].type: 'explode' is not adapter-power, bluetoothd-restart or battery"
+            "events[0].type: 'explode' is not adapter-power, bluetoothd-restart, battery or device-appear"
         ),
         (
             #"{"at":1,"after":2,"type":"bluetoothd-restart"}"#,
@@ -299,6 +307,7 @@ import Testing
         ),
         (#"{"at":1,"type":"adapter-power","adapter":"hci0"}"#, "events[0].powered: required"),
         (#"{"at":1,"type":"battery","device":"AA:BB:CC:DD:EE:FF"}"#, "events[0].percent: required"),
+        (#"{"at":1,"type":"device-appear"}"#, "events[0].device: required"),
         (#"{"at":1}"#, "events[0].type: required"),
     ])
     func unplayableEventsAreDecodingErrors(event: String, expected: String) throws {

@@ -4,9 +4,10 @@ import Testing
 @testable import BlueZ
 
 @Suite(.timeLimit(.minutes(1))) struct DiscoveryTests {
-    /// The first `count` distinct devices the stream yields (by address), or fewer after `timeout`.
+    /// The first `count` distinct devices the stream yields (by address), or fewer after `timeout`
+    /// (generous: it only proves "not hung").
     static func collect(
-        _ stream: AsyncStream<DiscoveredDevice>, count: Int, timeout: Duration = .seconds(5)
+        _ stream: AsyncStream<DiscoveredDevice>, count: Int, timeout: Duration = .seconds(30)
     ) async -> [BluetoothAddress: DiscoveredDevice] {
         await withTaskGroup(of: [BluetoothAddress: DiscoveredDevice]?.self) { group in
             group.addTask {
@@ -33,9 +34,9 @@ import Testing
         }
     }
 
-    /// True once the adapter says it is not discovering any more (within 2 s).
+    /// True once the adapter says it is not discovering any more (within 30 s: "not hung").
     static func discoveryStops(_ client: BlueZClient) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(2)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if await client.adapters().first?.discovering == false { return true }
             try? await Task.sleep(for: .milliseconds(20))
@@ -61,13 +62,13 @@ import Testing
     @Test func filtersByServiceUnlessAll() async throws {
         try await BlueZClientTests.withClient("two-straps") { client in
             let adapter = try await client.selectAdapter()
-            let monitors = await Self.collect(
-                try await client.discover(adapter: adapter), count: 3, timeout: .seconds(2))
+            // The first two found are the monitors, not the bike computer beside them.
+            let monitors = await Self.collect(try await client.discover(adapter: adapter), count: 2)
             #expect(Set(monitors.values.compactMap(\.name)) == ["HRM-Pro:123456", "TICKR 1A2B"])
             // The first discovery has ended (its stream is gone) before the second begins.
             #expect(await Self.discoveryStops(client))
             let everything = await Self.collect(
-                try await client.discover(adapter: adapter, services: nil), count: 3, timeout: .seconds(3))
+                try await client.discover(adapter: adapter, services: nil), count: 3)
             #expect(everything.count == 3, "the bike computer too")
         }
     }

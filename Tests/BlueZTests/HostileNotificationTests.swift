@@ -163,7 +163,7 @@ import Testing
                 for await event in stream { events.append(event) }
                 return events
             }
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             while count.value < 5 && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -128,6 +128,13 @@ public final class BlackHole {
         port = UInt16(bigEndian: address.sin_port)
     }
 
+    /// A client's connection waits in the backlog (the listening socket is readable): its connect
+    /// is done, and it now waits for an answer that never comes. Does not block.
+    public var hasPendingConnection: Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
+    }
+
     deinit { close(fd) }
 }
 

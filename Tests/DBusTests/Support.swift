@@ -196,6 +196,20 @@ func next<T: Sendable>(_ stream: AsyncStream<T>, timeout: Duration = .seconds(5)
     }
 }
 
+/// The durations of the Sleep calls the echo servers have begun: a test that gives its Sleep a
+/// duration of its own knows when its call is in the server's hands.
+let sleepsStarted = Mutex<Set<UInt32>>([])
+
+/// Until the echo server has begun a Sleep of `ms` (30 s at most: only proves "not hung").
+func untilSleeping(_ ms: UInt32) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        if sleepsStarted.withLock({ $0.contains(ms) }) { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return false
+}
+
 /// An echo interface: Echo returns its arguments unchanged, whatever they are.
 let echoInterface = Interface(
     "org.example.Echo",
@@ -203,6 +217,7 @@ let echoInterface = Interface(
         Method("Echo", input: nil, output: nil) { call in call.body },
         Method("Sleep", input: "u", output: "") { call in
             let ms = try call.decode(UInt32.self)
+            sleepsStarted.withLock { _ = $0.insert(ms) }
             try await Task.sleep(for: .milliseconds(Int(ms)))
             return []
         },

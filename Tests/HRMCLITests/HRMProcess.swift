@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the built `hrm` binary as a user would, and captures what it prints.
 struct HRMProcess {
@@ -6,8 +7,6 @@ struct HRMProcess {
         let status: Int32
         let stdout: String
         let stderr: String
-        /// With `terminateWhen`: how long the process took to exit after SIGTERM.
-        var secondsToExit: Double? = nil
         var stdoutLines: [String] {
             stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         }
@@ -80,21 +79,18 @@ struct HRMProcess {
         signal(SIGPIPE, SIG_IGN)
         if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        var stopAt: Date? = nil
         if let ready {
             let limit = Date(timeIntervalSinceNow: patience.inSeconds)
             while Date() < limit, !ready((try? String(contentsOf: outURL, encoding: .utf8)) ?? "") {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            stopAt = Date()
             process.terminate()
         }
         await exited.wait()
         return Result(
             status: process.terminationStatus,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8),
-            secondsToExit: stopAt.map { Date().timeIntervalSince($0) })
+            stderr: try String(contentsOf: errURL, encoding: .utf8))
     }
 
     /// Call before `process.run()`; `wait()` then returns once it has exited, without holding a
@@ -109,5 +105,36 @@ struct HRMProcess {
     struct Exit {
         let stream: AsyncStream<Void>
         func wait() async { for await _ in stream {} }
+    }
+}
+
+/// A run the test steers while it goes (pass `check` as `terminateWhen`): what hrm has printed so
+/// far, and a stop the test gives once it has seen what it waited for, instead of a `--duration`
+/// that a loaded machine may not fit the run into.
+final class Steering: Sendable {
+    private let state = Mutex((stdout: "", stopped: false))
+
+    /// What hrm had printed when `check` last looked (every 50 ms).
+    var stdout: String { state.withLock { $0.stdout } }
+
+    /// hrm gets SIGTERM at the next look.
+    func stop() { state.withLock { $0.stopped = true } }
+
+    /// For `terminateWhen`: keeps what hrm printed, and says whether to stop.
+    func check(_ stdout: String) -> Bool {
+        state.withLock { state in
+            state.stdout = stdout
+            return state.stopped
+        }
+    }
+
+    /// Until what hrm printed satisfies `condition` (a generous deadline only proves "not hung").
+    func until(within limit: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if condition(stdout) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition(stdout)
     }
 }

@@ -179,15 +179,8 @@ import Testing
         let firstMeasurement = try #require(events.firstIndex { $0["type"] as? String == "measurement" })
         let infoLine = try #require(events.firstIndex { $0["type"] as? String == "info" })
         #expect(firstMeasurement < infoLine, "the stalled read held the stream up")
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        func time(_ predicate: ([String: Any]) -> Bool) -> Date? {
-            events.first(where: predicate).flatMap { $0["time"] as? String }.flatMap(format.date(from:))
-        }
-        let connected = try #require(time { $0["state"] as? String == "connected" })
-        let info = try #require(time { $0["type"] as? String == "info" })
-        // 3 s here; generous for a loaded machine, and well below the 10 s of one call timeout.
-        #expect(info.timeIntervalSince(connected) < 8, "info after \(info.timeIntervalSince(connected)) s")
+        // Which deadline ended the read is in the message above (the read's 3 s, not a call's
+        // 10 s); how long it took in wall time is not checked.
     }
 
     /// Ctrl-C while reset-energy's write waits: not reset (exit 1, said so), and disconnected.

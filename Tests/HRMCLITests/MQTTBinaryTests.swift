@@ -92,16 +92,17 @@ import Testing
         try await withBroker { broker in
             let live = try broker.subscriber(
                 topics: ["homeassistant/sensor/#", "hrm/+/+/measurement"], format: "%t %p")
+            // hrm runs until the configs came again (events, not a --duration).
+            let steering = Steering()
             async let run = HRMProcess.runUnderSim(
                 "basic",
-                [
-                    "watch", "--json", "--duration", "8", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
-                    "--mqtt-id", "ha",
-                ])
+                ["watch", "--json", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id", "ha"],
+                patience: .seconds(120), terminateWhen: steering.check)
             #expect(await live.wait { $0.contains { $0.contains("/measurement ") } })
             #expect(live.lines.filter { $0.contains("_bpm/config") }.count == 1)
             try await broker.publish("homeassistant/status", "online")
             #expect(await live.wait { $0.filter { $0.contains("_bpm/config") }.count == 2 })
+            steering.stop()
             let result = try await run
             #expect(result.status == 0, "\(result.stderr)")
 
@@ -146,9 +147,10 @@ import Testing
         }
     }
 
-    /// The broker stops for 3 s in the middle of a session: watching goes on, hrm says so on
-    /// stderr, and every measurement it printed reaches the subscriber, in order, once the broker
-    /// is back (a persistent session keeps the subscriber's place across the restart).
+    /// The broker stops in the middle of a session, and stays away while hrm prints two
+    /// measurements: watching goes on, hrm says so, and every measurement it printed reaches the
+    /// subscriber, in order, once the broker is back (a persistent session keeps the subscriber's
+    /// place across the restart). Each step waits for the one before, not for a time.
     @Test func aBrokerRestartLosesNothing() async throws {
         guard Self.available() else { return }
         try await withBroker(persistence: true) { broker in
@@ -165,20 +167,27 @@ import Testing
             func measurements(_ lines: [String]) -> [(topic: String, payload: String)] {
                 Self.messages(lines).filter { $0.topic != "probe/restart" }
             }
+            let steering = Steering()
             async let run = HRMProcess.runUnderSim(
                 "basic",
-                [
-                    "watch", "--json", "--duration", "11", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
-                    "--mqtt-id", "r",
-                ])
-            #expect(await subscriber.wait { $0.count >= 2 })
+                ["watch", "--json", "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-id", "r"],
+                patience: .seconds(120), terminateWhen: steering.check)
+            #expect(await subscriber.wait { measurements($0).count >= 1 })
             await broker.stop()
-            try await Task.sleep(for: .seconds(3))
+            let before = Self.measurementLines(steering.stdout).count
+            #expect(
+                await steering.until {
+                    $0.contains(#""code":"mqtt_disconnected""#)
+                        && Self.measurementLines($0).count >= before + 2
+                }, "hrm saw the broker go and went on printing")
+            let duringOutage = Self.measurementLines(steering.stdout).count
             try await broker.start()
+            #expect(await subscriber.wait { measurements($0).count >= duringOutage }, "hrm sent again")
+            steering.stop()
             let result = try await run
             #expect(result.status == 0, "\(result.stderr)")
             let printed = Self.measurementLines(result.stdout)
-            #expect(printed.count >= 6)
+            #expect(printed.count >= duringOutage)
             #expect(await subscriber.wait { measurements($0).count >= printed.count })
             var received: [String] = []
             for (_, payload) in measurements(subscriber.lines)

@@ -1,3 +1,4 @@
+import ClockSupport
 import HeartRate
 import Synchronization
 import Testing
@@ -207,17 +208,22 @@ func bpm(_ event: MonitorEvent) -> Int? {
 
     /// A session ends in a cancelled task (its stop cancels it): finishing from there still
     /// waits for the sink to write what waits (the last lines of a recording) and close.
-    @Test func finishingFromACancelledTaskWaitsForTheSink() async {
+    @Test(.timeLimit(.minutes(1))) func finishingFromACancelledTaskWaitsForTheSink() async {
+        let clock = ManualClock()
         let stalled = StalledSink()
-        let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest) { _ in }
+        let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest, clock: clock) { _ in }
         queued.receive(measurement(70))
         let finishing = Task { await queued.finish(timeout: .seconds(20)) }
         finishing.cancel()
-        try? await Task.sleep(for: .milliseconds(300))
+        // finish's timeout sleeps: its wait was not ended by the cancellation (a cancelled sleep
+        // never starts). The clock never moves, so only the sink's end can end that wait.
+        #expect(await clock.sleepers(1))
+        #expect(!stalled.closed)
         stalled.release()
         await finishing.value
         #expect(stalled.written.count == 1)
         #expect(stalled.closed)
+        #expect(clock.now.offset == .zero)
     }
 
     @Test func aSinkThatCannotKeepUpIsDropped() async {
@@ -247,14 +253,19 @@ func bpm(_ event: MonitorEvent) -> Int? {
     }
 
     /// finish waits for a stuck sink no longer than it was told to.
-    @Test func finishGivesUpOnAStuckSink() async {
+    @Test(.timeLimit(.minutes(1))) func finishGivesUpOnAStuckSink() async {
+        let clock = ManualClock()
         let stalled = StalledSink()
-        let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest, trouble: { _ in })
+        let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest, clock: clock, trouble: { _ in })
         queued.receive(measurement(60))
-        let started = ContinuousClock.now
-        await queued.finish(timeout: .milliseconds(200))
-        #expect(ContinuousClock.now - started < .seconds(30), "returned after its timeout, not never")
+        let finishing = Task { await queued.finish(timeout: .seconds(5)) }
+        #expect(await clock.sleepers(1))
+        clock.advance(by: .milliseconds(4_999))
+        #expect(clock.sleeping == 1, "still waiting for the sink")
+        clock.advance(by: .milliseconds(1))
+        await finishing.value
         #expect(stalled.written.isEmpty)
+        #expect(!stalled.closed)
         stalled.release()
     }
 }
@@ -278,25 +289,51 @@ func bpm(_ event: MonitorEvent) -> Int? {
 }
 
 @Suite struct SessionStopOrderTests {
-    actor Order {
-        var steps: [String] = []
-        func add(_ step: String) { steps.append(step) }
-    }
-
-    @Test func whenStoppedRunsToItsEndBeforeTheCancellation() async {
-        let order = Order()
+    @Test(.timeLimit(.minutes(1))) func whenStoppedRunsToItsEndBeforeTheCancellation() async {
+        let steps = Entries<String>()
+        let (closing, closingStarted) = AsyncStream.makeStream(of: Void.self)
+        let (opened, open) = AsyncStream.makeStream(of: Void.self)
         let stop = SessionStop(whenStopped: {
-            await order.add("closing clients")
-            try? await Task.sleep(for: .milliseconds(150))
-            await order.add("clients closed")
+            steps.add("closing clients")
+            closingStarted.finish()
+            // Held until the test has seen it start: a cancellation that did not wait for it
+            // would be logged first.
+            for await _ in opened {}
+            steps.add("clients closed")
         })
-        let result = await stop.run { () async -> Int in
+        async let result = stop.run { () async -> Int in
             stop.stop(.interrupted)
-            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
-            await order.add("strap let go")
+            await Self.cancellation { steps.add("strap let go") }
             return 7
         }
-        #expect(result == 7)
-        #expect(await order.steps == ["closing clients", "clients closed", "strap let go"])
+        for await _ in closing {}
+        #expect(steps.all == ["closing clients"])
+        open.finish()
+        #expect(await result == 7)
+        #expect(steps.all == ["closing clients", "clients closed", "strap let go"])
+    }
+
+    /// Waits until the task is cancelled; `cancelled` runs in the cancellation handler, so what it
+    /// logs is logged at the moment of the cancellation.
+    static func cancellation(_ cancelled: @escaping @Sendable () -> Void) async {
+        let waiting = Mutex<(CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let done = waiting.withLock { state -> Bool in
+                    if state.done { return true }
+                    state.0 = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            cancelled()
+            let continuation = waiting.withLock { state in
+                state.done = true
+                defer { state.0 = nil }
+                return state.0
+            }
+            continuation?.resume()
+        }
     }
 }

@@ -43,23 +43,18 @@ import Testing
 
     /// The strongest monitor is chosen after 3 s even when bluetoothd reports nothing more about
     /// it (a strap without RSSI): not at the end of --scan-timeout.
-    @Test func theStrongestIsChosenWithoutFurtherReports() async throws {
+    /// The --scan-timeout is past the test's time limit (which only proves "not hung"): a choice
+    /// made at its end would fail the test, without a bound on wall time.
+    @Test(.timeLimit(.minutes(2))) func theStrongestIsChosenWithoutFurtherReports() async throws {
         let scenario = WatchBinaryTests.temporary("quiet.json")
         defer { try? FileManager.default.removeItem(atPath: scenario) }
         try #"{"devices": [{"address": "D2:4B:7E:10:20:30", "name": "Quiet Strap", "uuids": ["180d"]}]}"#
             .write(toFile: scenario, atomically: true, encoding: .utf8)
         let result = try await HRMProcess.runUnderSim(
-            scenario, ["watch", "--json", "--count", "1", "--scan-timeout", "30"])
+            scenario, ["watch", "--json", "--count", "1", "--scan-timeout", "600"])
         #expect(result.status == 0, "\(result.stderr)")
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        func time(_ state: String) -> Date? {
-            Self.events(result.stdout).first { $0["state"] as? String == state }
-                .flatMap { $0["time"] as? String }.flatMap(format.date(from:))
-        }
-        let scanning = try #require(time("scanning"))
-        let connecting = try #require(time("connecting"))
-        #expect(connecting.timeIntervalSince(scanning) < 10, "chosen after about 3 s, not after 30")
+        let states = Self.events(result.stdout).compactMap { $0["state"] as? String }
+        #expect(Array(states.prefix(3)) == ["scanning", "connecting", "connected"], "\(states)")
     }
 
     @Test(arguments: [

@@ -565,11 +565,11 @@ def case_limits(serve, args):
         "garbage": request(port, b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64 + b"\r\n\r\n"),
     }
     # A request body of 8 MiB announced and sent: refused at once, the connection closed.
-    started = time.monotonic()
-    result["huge_body"] = request(
-        port, f"POST /api/current HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {8 << 20}\r\n\r\n".encode()
-        + b"z" * (8 << 20))
-    result["huge_body_seconds"] = time.monotonic() - started
+    huge_head = f"POST /api/current HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {8 << 20}\r\n\r\n".encode()
+    result["huge_body"] = request(port, huge_head + b"z" * (8 << 20))
+    # Announced and never sent: answered and closed all the same, so the body is not waited for
+    # (a server that read it first would answer nothing; the timeout only proves "not hung").
+    result["huge_body_unsent"] = exchange(port, huge_head, timeout=30)
     result["status"], result["seconds_to_exit"], _ = serve.terminate()
     return result
 

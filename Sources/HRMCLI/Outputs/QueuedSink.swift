@@ -43,6 +43,8 @@ final class QueuedSink: EventSink {
     private let policy: Policy
     /// Finishes when the sink's task is done.
     private let done: AsyncStream<Void>
+    /// What `gather` and `finish`'s timeout wait on: a test's clock, or the continuous one.
+    private let clock: any Clock<Duration>
 
     /// `trouble` is called on the sink's own task, never under the pipeline's lock, so it may
     /// send an event into the pipeline. With `gather`, the sink's task, once woken by an event,
@@ -50,19 +52,23 @@ final class QueuedSink: EventSink {
     /// event, for a sink that may lag a little (a recording).
     init(
         _ sink: some SlowEventSink, capacity: Int, policy: Policy, gather: Duration = .zero,
-        trouble: @escaping @Sendable (Trouble) -> Void
+        clock: any Clock<Duration> = ContinuousClock(), trouble: @escaping @Sendable (Trouble) -> Void
     ) {
         precondition(capacity > 0, "a queue needs room for one event")
         self.capacity = capacity
         self.policy = policy
+        self.clock = clock
         let (done, finished) = AsyncStream.makeStream(of: Void.self)
         self.done = done
         Task { [queue] in
-            await queue.drain(into: sink, gather: gather, trouble)
+            await queue.drain(into: sink, gather: gather, clock: clock, trouble)
             await sink.close()
             finished.finish()
         }
     }
+
+    /// The sink's task waits for an event: a test starts from there.
+    var idle: Bool { queue.state.withLock { $0.waiting != nil } }
 
     func receive(_ event: MonitorEvent) {
         let waiting = queue.state.withLock { state -> CheckedContinuation<Void, Never>? in
@@ -96,13 +102,13 @@ final class QueuedSink: EventSink {
             return state.wake()
         }
         waiting?.resume()
-        let done = self.done
+        let (done, clock) = (self.done, self.clock)
         // Detached: a session ends in a cancelled task (the stop cancels it), and a cancelled
         // task's wait would end at once, before the sink wrote its last events.
         await Task.detached {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { for await _ in done {} }
-                group.addTask { try? await Task.sleep(for: timeout) }
+                group.addTask { try? await clock.sleep(for: timeout) }
                 await group.next()
                 group.cancelAll()
             }
@@ -139,10 +145,11 @@ private final class Queue: Sendable {
     /// The sink's task: takes everything queued at once, writes it, waits for more, until the
     /// queue has ended and is empty, the sink was dropped, or a write failed.
     func drain(
-        into sink: some SlowEventSink, gather: Duration, _ trouble: @Sendable (QueuedSink.Trouble) -> Void
+        into sink: some SlowEventSink, gather: Duration, clock: any Clock<Duration>,
+        _ trouble: @Sendable (QueuedSink.Trouble) -> Void
     ) async {
         while true {
-            let (batch, dropped, overflowed, ended) = await take(gather: gather)
+            let (batch, dropped, overflowed, ended) = await take(gather: gather, clock: clock)
             if overflowed { return trouble(.sinkDropped) }
             if dropped > 0 { trouble(.dropped(dropped)) }
             for event in batch {
@@ -161,7 +168,8 @@ private final class Queue: Sendable {
         }
     }
 
-    private func take(gather: Duration) async -> ([MonitorEvent], Int, Bool, Bool) {
+    private func take(gather: Duration, clock: any Clock<Duration>) async -> ([MonitorEvent], Int, Bool, Bool)
+    {
         while true {
             let taken = state.withLock { state -> ([MonitorEvent], Int, Bool, Bool)? in
                 guard state.hasWork else { return nil }
@@ -181,7 +189,7 @@ private final class Queue: Sendable {
                 if ready { continuation.resume() }
             }
             let ending = state.withLock { $0.ended }
-            if gather > .zero, !ending { try? await Task.sleep(for: gather) }
+            if gather > .zero, !ending { try? await clock.sleep(for: gather) }
         }
     }
 }

@@ -20,4 +20,9 @@ struct Backoff: Sendable {
     mutating func reset() {
         next = initial
     }
+
+    /// Sleeps the next delay (`delay()`) on `clock`; throws `CancellationError` when cancelled.
+    mutating func sleep(on clock: some Clock<Duration> = ContinuousClock()) async throws {
+        try await clock.sleep(for: delay())
+    }
 }

@@ -1,7 +1,10 @@
 extension AsyncStream where Element: Sendable {
     /// This stream's elements until `deadline` (or all of them, when nil). Ending the result early
     /// ends the consumption of this stream, and so its producer's work (StopDiscovery, StopNotify).
-    func until(_ deadline: ContinuousClock.Instant?) -> AsyncStream<Element> {
+    /// `clock` is what tests move by hand.
+    func until<C: Clock<Duration>>(_ deadline: C.Instant?, on clock: C = ContinuousClock()) -> AsyncStream<
+        Element
+    > {
         guard let deadline else { return self }
         let (limited, continuation) = AsyncStream.makeStream(of: Element.self)
         let relay = Task {
@@ -9,7 +12,7 @@ extension AsyncStream where Element: Sendable {
             continuation.finish()
         }
         let timer = Task {
-            try? await Task.sleep(until: deadline)
+            try? await clock.sleep(until: deadline, tolerance: nil)
             continuation.finish()
         }
         continuation.onTermination = { _ in
@@ -29,8 +32,10 @@ enum Ticked<Element: Sendable>: Sendable {
 extension AsyncStream where Element: Sendable {
     /// This stream's elements and, beside them, a `.tick` every `interval` (none when nil): for
     /// a loop that must also act when nothing arrives (a timer to redraw, a choice to make).
-    /// Ending the result ends the consumption of this stream.
-    func ticking(every interval: Duration?) -> AsyncStream<Ticked<Element>> {
+    /// Ending the result ends the consumption of this stream. `clock` is what tests move by hand.
+    func ticking(
+        every interval: Duration?, on clock: some Clock<Duration> = ContinuousClock()
+    ) -> AsyncStream<Ticked<Element>> {
         let (ticked, continuation) = AsyncStream<Ticked<Element>>.makeStream()
         let relay = Task {
             for await element in self { continuation.yield(.element(element)) }
@@ -39,7 +44,7 @@ extension AsyncStream where Element: Sendable {
         let ticker = Task {
             guard let interval else { return }
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await clock.sleep(for: interval)
                 continuation.yield(.tick)
             }
         }

@@ -9,11 +9,15 @@ struct RunLimits: Sendable {
     }
 
     /// Stops the session `duration` after `start` (scanning and connecting included); cancel the
-    /// task when the session ends first.
-    func timer(from start: ContinuousClock.Instant, _ stop: SessionStop) -> Task<Void, Never>? {
+    /// task when the session ends first. `clock` is what tests move by hand.
+    func timer<C: Clock<Duration>>(
+        from start: C.Instant, on clock: C = ContinuousClock(), _ stop: SessionStop
+    ) -> Task<Void, Never>? {
         guard let duration else { return nil }
         return Task {
-            guard (try? await Task.sleep(until: start + duration.duration)) != nil else { return }
+            guard
+                (try? await clock.sleep(until: start.advanced(by: duration.duration), tolerance: nil)) != nil
+            else { return }
             stop.stop(.durationReached)
         }
     }

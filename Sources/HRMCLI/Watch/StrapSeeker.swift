@@ -11,24 +11,30 @@ struct StrapSeeker: Sendable {
     let gate: ConnectGate
     private(set) var missing: [StrapRequest]
     private var backoff = Backoff(initial: .seconds(2), maximum: .seconds(30))
+    /// What the rounds wait on: a test's clock, or the continuous one.
+    private let clock: any Clock<Duration>
 
     /// How long one scan of a round lasts.
     static let scanWindow: Duration = .seconds(4)
 
-    init(finder: DeviceFinder, gate: ConnectGate, missing: [StrapRequest]) {
+    init(
+        finder: DeviceFinder, gate: ConnectGate, missing: [StrapRequest],
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         var quiet = finder
         // A round is not a new session's scan: no `scanning` status for it.
         quiet.scanning = {}
         self.finder = quiet
         self.gate = gate
         self.missing = missing
+        self.clock = clock
     }
 
     /// Waits for the next round and scans: the straps found (taken off `missing`), possibly none;
     /// nil once the session is stopped. A scan that fails (an adapter switched off) finds nothing
     /// this round.
     mutating func nextRound() async -> [DiscoveredDevice]? {
-        try? await Task.sleep(for: backoff.delay())
+        try? await backoff.sleep(on: clock)
         if Task.isCancelled { return nil }
         let wanted = missing.map(\.wanted)
         HRMLog.watch.info("looking again for \(wanted.joined(separator: ", ")), not found so far")
