@@ -119,6 +119,7 @@ let package = Package(
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
         .testTarget(name: "HRVTests", dependencies: ["HRV"], swiftSettings: strict),
         .testTarget(name: "FITTests", dependencies: ["FIT"], swiftSettings: strict),
+        .testTarget(name: "ThreadsTests", dependencies: ["Threads"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
@@ -127,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
-                "HRMCLI", "HeartRate", "HRV", "InputFiles", "BrokerSupport", "ClockSupport",
+                "HRMCLI", "HeartRate", "HRV", "InputFiles", "BrokerSupport", "ClockSupport", "Threads",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -15,3 +15,9 @@ int hrm_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 int hrm_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
 void hrm_set_thread_name(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
+
+static _Thread_local int hrm_dedicated;
+
+void hrm_mark_dedicated_thread(void) { hrm_dedicated = 1; }
+
+int hrm_is_dedicated_thread(void) { return hrm_dedicated; }

@@ -165,6 +165,22 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// As `terminate`, for a task: SIGTERM, then SIGKILL if the child is still there after
+    /// `grace`, each wait an event on a thread of its own (`wait`), so that no thread of Swift's
+    /// pool is held. Not cut short by the task's cancellation: the child is reaped all the same.
+    public func stop(grace: Duration = .seconds(2)) async {
+        send(SIGTERM)
+        if await waitUncancelled(timeout: grace) == nil {
+            send(SIGKILL)
+            _ = await waitUncancelled(timeout: .seconds(5))
+        }
+    }
+
+    /// `wait`, on a task of its own: the caller's cancellation must not end the wait early.
+    private func waitUncancelled(timeout: Duration) async -> Int32? {
+        await Task.detached { [self] in await wait(timeout: timeout) }.value
+    }
+
     /// The shell's convention: the exit code, or 128 + the signal that ended the process.
     static func exitCode(_ status: Int32) -> Int32 {
         let signal = status & 0x7F

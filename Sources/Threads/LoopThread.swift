@@ -22,6 +22,10 @@ public enum LoopThread {
         }
     }
 
+    /// True on a thread this type started, false on any other (Swift's cooperative pool, the main
+    /// thread): code that may block (a write to stdout) does so only where it holds up no task.
+    public static var isCurrent: Bool { hrm_is_dedicated_thread() != 0 }
+
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept; `ps -L` and
     /// debuggers show it).
     public static func start(named name: String, _ body: @escaping @Sendable () -> Void) throws(StartError) {
@@ -33,6 +37,7 @@ public enum LoopThread {
                 guard let argument else { return nil }
                 let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
                 hrm_set_thread_name(box.name)
+                hrm_mark_dedicated_thread()
                 box.body()
                 return nil
             }, box)

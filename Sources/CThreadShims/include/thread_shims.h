@@ -16,4 +16,12 @@ void hrm_set_thread_name(const char *name);
 // and Swift cannot call syscall(2) (variadic). -1 with errno (ENOSYS on an older kernel).
 int hrm_pidfd_open(int pid);
 
+// Marks the calling thread as one of hrm's own (started by LoopThread), not a thread of Swift's
+// cooperative pool: a thread-local flag, so that code that may block (stdout's write) can tell
+// whether blocking here holds up the pool. Swift has no thread-locals of its own.
+void hrm_mark_dedicated_thread(void);
+
+// 1 on a thread marked by hrm_mark_dedicated_thread, else 0.
+int hrm_is_dedicated_thread(void);
+
 #endif

@@ -11,7 +11,8 @@ import Threads
 /// stderr, so that it cannot break JSON lines or CSV on stdout; its stdin is /dev/null.
 ///
 /// It runs behind a `QueuedSink`: commands run one at a time on the sink's task, never on the
-/// strap's thread; one still running after `timeout` is stopped.
+/// strap's thread; one still running after `timeout` is stopped. Every wait for the child is an
+/// event on a thread of its own (`ChildProcess.wait`, `stop`): none holds a thread of Swift's pool.
 struct AlertCommand: SlowEventSink {
     let command: String
     let timeout: Duration
@@ -37,7 +38,7 @@ struct AlertCommand: SlowEventSink {
             return problem(event, "--on-alert: \(error)")
         }
         guard let status = await child.wait(timeout: timeout) else {
-            child.terminate()
+            await child.stop()
             return problem(event, "--on-alert command still running after \(timeout.inSeconds) s: stopped")
         }
         if status != 0 { problem(event, "--on-alert command exited with status \(status)") }

@@ -1,34 +1,63 @@
 import Synchronization
 import Threads
 
-/// The first sink: renders events and writes them to stdout at once, on the sender's thread (a
-/// measurement on the thread that received it: its latency is what `make bench-watch` measures).
-/// One lock keeps the renderer's state (live line, sparkline) and the output in order.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The first sink: renders events and writes them to stdout at once. On the thread that received
+/// a measurement (the strap's notification reader, one of hrm's own) the write is made there,
+/// right after the pipeline's lock is released: its latency is what `make bench-watch` measures,
+/// and one wake-up per notification is what it costs. From a task of Swift's pool (a status, a
+/// problem a queued sink reports) the write goes to a thread of the sink's own
+/// (`StdoutWriter`), so that a stdout nobody reads holds up neither the pool nor the other sinks.
+/// One lock keeps the renderer's state (live line, sparkline) and the order of the output.
 ///
 /// Errors also go to stderr, for people: every one in text and CSV output, and in JSON output
 /// those that concern the run rather than one notification (those have no payload).
 final class StdoutSink: EventSink {
     private struct State: ~Copyable {
         var renderer: any EventRenderer
-        let output: LineWriter
+        /// stderr lines of `receive`, written by `afterSend` outside the pipeline's lock (without
+        /// a live display; with one they queue in order with stdout's bytes).
+        var diagnostics: [String] = []
     }
 
     private let state: Mutex<State>
     private let format: OutputFormat
     private let command: String
     private let closed: @Sendable () -> Void
+    /// A live display on a terminal: a stderr line must come between taking it off and drawing it
+    /// again, so stderr lines queue with stdout's bytes.
+    private let live: Bool
+    private let output: StdoutWriter
 
     /// `closed` is called (once per event written after it) when stdout's reader has gone: a
     /// closed pipe must stop the session like Ctrl-C, not end the process, because the session
-    /// still has notifications to release and a connection to close.
+    /// still has notifications to release and a connection to close. `fd` and `errorFD` (where
+    /// a live display's diagnostics go) are for tests.
     init(
         renderer: sending any EventRenderer, format: OutputFormat, command: String,
-        closed: @escaping @Sendable () -> Void
+        closed: @escaping @Sendable () -> Void, fd: Int32 = STDOUT_FILENO, errorFD: Int32 = STDERR_FILENO
     ) {
-        state = Mutex(State(renderer: renderer, output: LineWriter(exitWhenClosed: false)))
+        live = renderer is LiveRenderer || renderer is LiveTableRenderer
+        state = Mutex(State(renderer: renderer))
         self.format = format
         self.command = command
         self.closed = closed
+        let owner = Owner()
+        output = StdoutWriter(fd: fd, errorFD: errorFD, stalled: { owner.sink?.stalled($0) }, closed: closed)
+        owner.sink = self
+    }
+
+    /// The sink its writer reports a stall to, held weakly: the sink owns the writer.
+    private final class Owner: Sendable {
+        private struct Reference { weak var sink: StdoutSink? }
+        private let reference = Mutex(Reference())
+        var sink: StdoutSink? {
+            get { reference.withLock { $0.sink } }
+            set { reference.withLock { $0.sink = newValue } }
+        }
     }
 
     /// The renderer for `format` on this stdout: a live display on a terminal, lines otherwise.
@@ -51,70 +80,94 @@ final class StdoutSink: EventSink {
     /// the end of a live line.
     func start() {
         state.withLock { state in
-            if let header = state.renderer.header { state.output.raw(header) }
+            if let header = state.renderer.header { output.append(header) }
         }
+        output.flush()
         LiveDisplay.shared.withLock { $0 = self }
     }
 
     /// A line on stderr with the live display (if any) taken off the screen first and drawn
-    /// again after it. Waits for the display 200 ms at most (a stuck stdout), then writes anyway.
+    /// again after it, in order with stdout's output; without one, written at once. Never waits
+    /// for a stdout that is stuck.
     func interleave(_ line: String) {
-        let written = state.withLock(waitingAtMost: .milliseconds(200)) { state -> Bool in
-            if let clear = state.renderer.suspend() { state.output.raw(clear) }
-            StandardOutput.writeDiagnostic(line)
-            if let redraw = state.renderer.resume() { state.output.raw(redraw) }
-            return true
-        }
-        if written == nil { StandardOutput.writeDiagnostic(line) }
+        guard live, state.withLock({ queue(line, &$0) }) else { return StandardOutput.writeDiagnostic(line) }
+        output.flush()
     }
 
+    /// Queues `line` for stderr between the live display's removal and its redraw; false when it
+    /// cannot be queued (stdout's reader has gone).
+    private func queue(_ line: String, _ state: inout State) -> Bool {
+        if let clear = state.renderer.suspend() { output.append(clear) }
+        let queued = output.appendError(line)
+        if let redraw = state.renderer.resume() { output.append(redraw) }
+        return queued
+    }
+
+    /// Renders `event` into the queue for stdout; the write comes in `afterSend`.
     func receive(_ event: MonitorEvent) {
-        if case .error(_, let message, let hex) = event.kind, format != .json || hex == nil {
-            let shown = TerminalText.sanitised(message, limit: TerminalText.messageLimit)
-            interleave("hrm \(command): \(shown)" + (hex.map { " (\($0))" } ?? ""))
+        var message: String? = nil
+        if case .error(_, let text, let hex) = event.kind, format != .json || hex == nil {
+            let shown = TerminalText.sanitised(text, limit: TerminalText.messageLimit)
+            message = "hrm \(command): \(shown)" + (hex.map { " (\($0))" } ?? "")
         }
-        let (open, stall) = state.withLock { state -> (Bool, MonitorEvent?) in
-            // The renderers end their lines themselves (a live line has none); every event goes
-            // out at once.
-            guard let text = state.renderer.render(event) else { return (!state.output.closed, nil) }
-            let start = ContinuousClock.now
-            state.output.raw(text)
-            let took = ContinuousClock.now - start
-            guard took >= Self.stallReported, !state.output.closed else { return (!state.output.closed, nil) }
-            // The reader stopped taking output: what came meanwhile was lost before hrm saw it
-            // (the kernel drops notifications on a full socket) or dropped and counted (StartNotify).
-            let stall = Self.stall(took)
-            if let line = state.renderer.render(stall) { state.output.raw(line) }
-            return (true, stall)
-        }
-        if case .error(_, let message, _)? = stall?.kind {
-            StandardOutput.diagnostic("hrm \(command): \(message)")
+        let open = state.withLock { state -> Bool in
+            if let message, !live || !queue(message, &state) { state.diagnostics.append(message) }
+            // The renderers end their lines themselves (a live line has none).
+            guard let text = state.renderer.render(event) else { return !output.closed }
+            return output.append(text)
         }
         if !open { closed() }
+    }
+
+    /// After the pipeline's lock: stderr lines, then stdout's write (here on a thread of hrm's
+    /// own, else handed to the writer's thread).
+    func afterSend() {
+        let lines = state.withLock { state -> [String] in
+            guard !state.diagnostics.isEmpty else { return [] }
+            defer { state.diagnostics = [] }
+            return state.diagnostics
+        }
+        for line in lines { StandardOutput.writeDiagnostic(line) }
+        output.flush()
     }
 
     /// A write that takes this long means the reader of stdout stopped reading for a while.
     static let stallReported: Duration = .seconds(2)
 
-    static func stall(_ took: Duration) -> MonitorEvent {
+    /// The reader stopped taking output: what came meanwhile was lost before hrm saw it (the
+    /// kernel drops notifications on a full socket, StartNotify's queue drops and counts) or, past
+    /// the writer's bound, dropped here and counted. Called on the writing thread, under no lock.
+    private func stalled(_ stall: StdoutWriter.Stall) {
+        let event = Self.stall(stall.took, dropped: stall.dropped)
+        state.withLock { state in
+            if let line = state.renderer.render(event) { output.append(line) }
+        }
+        if case .error(_, let message, _) = event.kind { interleave("hrm \(command): \(message)") }
+    }
+
+    static func stall(_ took: Duration, dropped: Int = 0) -> MonitorEvent {
         let shown = (took.inSeconds * 10).rounded() / 10
+        let lost =
+            dropped == 0
+            ? ""
+            : "; \(dropped) \(dropped == 1 ? "line" : "lines") of output dropped (more than 1 MiB waited)"
         return MonitorEvent(
             device: nil,
             kind: .error(
                 code: .outputStalled,
                 message:
-                    "standard output took nothing for \(shown) s: notifications that came meanwhile may have been lost",
+                    "standard output took nothing for \(shown) s: notifications that came meanwhile may have been lost\(lost)",
                 hex: nil))
     }
 
-    /// The renderer's last words (restoring a live display), then everything flushed; given up
+    /// The renderer's last words (restoring a live display), then everything written; given up
     /// after 2 s when a write is stuck (stdout that nobody reads), so that hrm can still exit.
     func finish() async {
         LiveDisplay.shared.withLock { if $0 === self { $0 = nil } }
-        _ = state.withLock(waitingAtMost: .seconds(2)) { state in
-            if let text = state.renderer.finish() { state.output.raw(text) }
-            state.output.flush()
+        state.withLock { state in
+            if let text = state.renderer.finish() { output.append(text) }
         }
+        await output.finish(timeout: .seconds(2))
     }
 }
 

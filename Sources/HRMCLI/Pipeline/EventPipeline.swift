@@ -12,13 +12,22 @@ protocol EventProcessor: AnyObject {
 
 /// Where events end up: stdout, and later a recording, web clients, MQTT.
 ///
-/// `receive` is called in the pipeline's order, under its lock, on the sender's thread: a sink
-/// that does I/O other than writing stdout must not do it there. It hands the event to a
-/// `QueuedSink`, which does the work on a task of its own.
+/// `receive` is called in the pipeline's order, under its lock, on the sender's thread: it must
+/// be quick and must not block (no I/O). A sink that does I/O hands the event to a `QueuedSink`,
+/// which does the work on a task of its own; stdout queues its bytes and writes them in
+/// `afterSend`, once the lock is released.
 protocol EventSink: Sendable {
     func receive(_ event: MonitorEvent)
+    /// Called after every `send`, once the pipeline's lock is released, on the sender's thread
+    /// (which may be the strap's notification reader or a task of Swift's pool): the place for
+    /// what `receive` only queued (stdout's write). Nothing by default.
+    func afterSend()
     /// The session is over: write what is left and return when done (or given up).
     func finish() async
+}
+
+extension EventSink {
+    func afterSend() {}
 }
 
 /// One session's flow: events in (from the connection supervisors and the session), processors
@@ -38,21 +47,22 @@ final class EventPipeline: Sendable {
     }
 
     /// Passes `event` through the processors to the sinks. Events sent from several threads are
-    /// seen in one order by every sink.
+    /// seen in one order by every sink. The lock is held only while processors and sinks take the
+    /// event (quick, never blocking); what a sink writes comes after (`afterSend`).
     func send(_ event: MonitorEvent) {
         stages.withLock { stages in
             Self.run(event, from: 0, stages.processors, stages.sinks)
         }
+        for sink in sinks { sink.afterSend() }
     }
 
-    /// As `send`, for the last events of a session (its final status), which must not keep hrm
-    /// from exiting: when a sink is stuck (a write to a stdout nobody reads holds the pipeline),
-    /// waits for it `limit` at most, then drops the event. Returns whether it was sent.
+    /// As `send`. It once waited for a sink stuck under the lock (a write to a stdout nobody
+    /// reads) `limit` at most; no sink blocks under the lock any more, so it sends at once and
+    /// returns true. Kept for the session's last events.
     @discardableResult
     func send(_ event: MonitorEvent, waitingAtMost limit: Duration) -> Bool {
-        stages.withLock(waitingAtMost: limit) { stages in
-            Self.run(event, from: 0, stages.processors, stages.sinks)
-        } != nil
+        send(event)
+        return true
     }
 
     private static func run(

@@ -1,17 +1,22 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A recording's file: created new (never an old one appended to or overwritten), written a whole
-/// line per `write(2)`, `fsync`ed when asked. Owns its descriptor.
-final class RecordingFile {
+/// line per `write(2)`, `fsync`ed when asked. Owns its descriptor. Sendable so that its blocking
+/// calls can run on a thread of their own (`RecordingSink`'s `WorkerThread`); one caller at a
+/// time.
+final class RecordingFile: Sendable {
     /// Why a recording cannot be made or go on: a message for people that names the path.
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
     let path: String
-    private var descriptor: Int32
+    /// -1 once closed.
+    private let descriptor: Atomic<Int32>
 
     /// Creates `path`, which must not exist yet; its directory must.
     init(creating path: String) throws(Failure) {
@@ -28,7 +33,7 @@ final class RecordingFile {
             throw Failure(description: "cannot record to \(path): \(reason)")
         }
         self.path = path
-        self.descriptor = descriptor
+        self.descriptor = Atomic(descriptor)
     }
 
     private static func isDirectory(_ path: String) -> Bool {
@@ -42,18 +47,21 @@ final class RecordingFile {
     }
 
     deinit {
+        let descriptor = descriptor.load(ordering: .acquiring)
         if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
     /// Writes `line` (which ends with its newline) whole, retrying short writes and EINTR.
     func write(_ line: String) throws(Failure) {
         var line = line
+        let descriptor = descriptor.load(ordering: .acquiring)
         let code = line.withUTF8 { bytes in StandardOutput.writeAll(descriptor, bytes) }
         if code != 0 { throw Failure(description: "cannot write to \(path): \(Errno.text(code))") }
     }
 
     /// What is written so far onto the disk.
     func sync() throws(Failure) {
+        let descriptor = descriptor.load(ordering: .acquiring)
         guard descriptor >= 0, fsync(descriptor) != 0 else { return }
         let code = errno
         // A device that cannot sync (a pipe, /dev/null) has nothing to lose.
@@ -63,8 +71,8 @@ final class RecordingFile {
 
     func close() throws(Failure) {
         defer {
+            let descriptor = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
             if descriptor >= 0 { Glibc.close(descriptor) }
-            descriptor = -1
         }
         try sync()
     }

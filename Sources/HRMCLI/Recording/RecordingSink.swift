@@ -1,7 +1,11 @@
+import Threads
+
 /// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line
-/// per event, whole lines only, each batch the queue hands over in one write(2), `fsync`ed at most every `syncInterval` and at the
-/// end. A disk that fails (full, gone) ends the recording with an `error` event; watching goes on,
-/// and `RecordingOutcome` keeps the failure for the exit status.
+/// per event, whole lines only, each batch the queue hands over in one write(2), `fsync`ed at
+/// most every `syncInterval` and at the end. The file's blocking calls (open, write, fsync,
+/// close) run on a thread of the sink's own, one hop per batch, never on Swift's pool. A disk
+/// that fails (full, gone) ends the recording with an `error` event; watching goes on, and
+/// `RecordingOutcome` keeps the failure for the exit status.
 actor RecordingSink: SlowEventSink {
     /// Where the recording goes.
     enum Target {
@@ -31,6 +35,8 @@ actor RecordingSink: SlowEventSink {
     private let report: @Sendable (MonitorEvent) -> Void
     /// Told when the recording fails, for the run's exit status.
     private let outcome: RecordingOutcome
+    /// Where the file's blocking calls run.
+    private let disk = WorkerThread(named: "hrm-record")
 
     init(
         _ target: sending Target, start: Timestamp, startInstant: ContinuousClock.Instant, command: String,
@@ -53,7 +59,9 @@ actor RecordingSink: SlowEventSink {
 
     func write(_ event: MonitorEvent) async throws {
         guard !failed else { return }
-        guard let file = file ?? openInFolder(for: event) else {
+        var opened = file
+        if opened == nil { opened = await openInFolder(for: event) }
+        guard let file = opened else {
             waiting.append(event)
             return
         }
@@ -62,6 +70,7 @@ actor RecordingSink: SlowEventSink {
     }
 
     func close() async {
+        defer { disk.stop() }
         // A run that never knew its strap (none found) has nothing to keep: no file, so that a
         // service scanning for a strap nobody wears does not fill the folder with empty sessions.
         if file == nil, !failed, folder != nil {
@@ -73,7 +82,7 @@ actor RecordingSink: SlowEventSink {
         await flush()
         guard !failed else { return }
         do throws(RecordingFile.Failure) {
-            try file.close()
+            try await disk.run { () throws(RecordingFile.Failure) in try file.close() }
             StandardOutput.diagnostic("hrm \(command): recorded \(lines) lines to \(file.path)")
         } catch {
             fail(error)
@@ -91,15 +100,16 @@ actor RecordingSink: SlowEventSink {
     }
 
     /// The session's file in the folder, once `event` names the strap.
-    private func openInFolder(for event: MonitorEvent) -> RecordingFile? {
+    private func openInFolder(for event: MonitorEvent) async -> RecordingFile? {
         guard let folder, let device = event.device else { return nil }
-        return open(folder.path(start: start, device: device))
+        return await open(folder.path(start: start, device: device))
     }
 
-    @discardableResult
-    private func open(_ path: String) -> RecordingFile? {
+    private func open(_ path: String) async -> RecordingFile? {
         do throws(RecordingFile.Failure) {
-            let file = try RecordingFile(creating: path)
+            let file = try await disk.run { () throws(RecordingFile.Failure) in
+                try RecordingFile(creating: path)
+            }
             self.file = file
             StandardOutput.diagnostic("hrm \(command): recording to \(path)")
             return file
@@ -115,25 +125,24 @@ actor RecordingSink: SlowEventSink {
         pendingLines += 1
     }
 
-    /// The batch's lines to the file in one write(2); saved to disk every `syncInterval`.
+    /// The batch's lines to the file in one write(2); saved to disk every `syncInterval`. Both
+    /// on the sink's thread, in one hop.
     func flush() async {
         guard let file, !failed, !buffer.isEmpty else { return }
-        defer {
-            buffer = ""
-            pendingLines = 0
+        let text = buffer
+        let written = pendingLines
+        buffer = ""
+        pendingLines = 0
+        let sync = ContinuousClock.now - lastSync >= Self.syncInterval
+        if sync { lastSync = .now }
+        let (wrote, failure) = await disk.run { () -> (Bool, RecordingFile.Failure?) in
+            do throws(RecordingFile.Failure) { try file.write(text) } catch { return (false, error) }
+            guard sync else { return (true, nil) }
+            do throws(RecordingFile.Failure) { try file.sync() } catch { return (true, error) }
+            return (true, nil)
         }
-        do throws(RecordingFile.Failure) {
-            try file.write(buffer)
-            lines += pendingLines
-        } catch {
-            return fail(error)
-        }
-        if ContinuousClock.now - lastSync >= Self.syncInterval { sync(file) }
-    }
-
-    private func sync(_ file: RecordingFile) {
-        lastSync = .now
-        do throws(RecordingFile.Failure) { try file.sync() } catch { fail(error) }
+        if wrote { lines += written }
+        if let failure { fail(failure) }
     }
 
     /// The recording ends here; the session goes on.

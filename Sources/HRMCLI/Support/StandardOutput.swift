@@ -85,7 +85,8 @@ enum StandardOutput {
         let hint =
             code == EBADF || code == EINVAL
             ? "\n  hint: is standard output closed (>&-)? To discard the output, send it to /dev/null" : ""
-        diagnostic("hrm: cannot write to standard output: \(Errno.text(code))\(hint)")
+        // Straight to stderr: through a live display it would queue behind the stdout that failed.
+        writeDiagnostic("hrm: cannot write to standard output: \(Errno.text(code))\(hint)")
         exit(74)  // EX_IOERR
     }
 }
