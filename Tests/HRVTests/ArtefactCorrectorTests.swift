@@ -218,13 +218,14 @@ import Testing
 
     /// The paper's decision rule on textbook patterns (values already divided by the thresholds).
     @Test func verdicts() {
-        func verdict(_ d: Double, _ before: Double?, _ after: Double?, _ afterNext: Double?, m: Double = 0)
-            -> BeatVerdict
-        {
+        func verdict(
+            _ d: Double, _ before: Double?, _ after: Double?, _ afterNext: Double?, m: Double = 0,
+            second: Bool = false
+        ) -> BeatVerdict {
             BeatNeighbourhood(
                 difference: d, differenceBefore: before, differenceAfter: after,
                 differenceAfterNext: afterNext,
-                medianDeviation: m, aboveMedian: m > 0
+                medianDeviation: m, aboveMedian: m > 0, secondCandidate: second
             ).verdict
         }
         #expect(verdict(0.5, 0, -0.5, 0) == .normal)
@@ -234,9 +235,28 @@ import Testing
         #expect(verdict(8, 0, -8, 0, m: 2) == .long)
         // An extra detection: a fall, then a rise (equation 5).
         #expect(verdict(-6, 0, 1, 5, m: -2) == .short)
-        // A large deviation from the median alone.
-        #expect(verdict(0.2, 0, 0, 0, m: 4) == .long)
-        #expect(verdict(0.2, 0, 0, 0, m: -4) == .short)
+        // A large deviation from the median alone: looked at only in the paper's second
+        // candidate (the beat after a large difference), as in its Figure 1.
+        #expect(verdict(0.2, 0, 0, 0, m: 4) == .normal)
+        #expect(verdict(0.2, 0, 0, 0, m: 4, second: true) == .long)
+        #expect(verdict(0.2, 0, 0, 0, m: -4, second: true) == .short)
+    }
+
+    /// The evidence a verdict needs on top of the paper's rule (what keeps clean hearts clean).
+    @Test func confirmations() {
+        func confirmed(_ verdict: BeatVerdict, d: Double, m: Double) -> BeatVerdict {
+            BeatNeighbourhood(
+                difference: d, differenceBefore: nil, differenceAfter: nil, differenceAfterNext: nil,
+                medianDeviation: m, aboveMedian: m > 0
+            ).confirmed(verdict)
+        }
+        #expect(confirmed(.ectopic, d: 1.5, m: 1) == .normal)
+        #expect(confirmed(.ectopic, d: 2.1, m: 1) == .ectopic)
+        #expect(confirmed(.ectopic, d: -1.5, m: -2.6) == .ectopic)
+        #expect(confirmed(.long, d: 2.1, m: 1) == .normal)
+        #expect(confirmed(.long, d: 2.6, m: 1) == .long)
+        #expect(confirmed(.short, d: -1.2, m: -2.6) == .short)
+        #expect(confirmed(.normal, d: 9, m: 9) == .normal)
     }
 
     /// `clean`-like RR with an artefact of each kind every 40-ish beats and the odd unmeasurable
