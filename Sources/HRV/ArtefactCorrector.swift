@@ -5,13 +5,20 @@
 /// one decision later (a following ectopic beat may still pair with it), so the output lags the
 /// input by three beats; `provisional` gives the held-back beats as they stand.
 ///
-/// ## Detection: Lipponen & Tarvainen 2019 (the Kubios automatic correction)
+/// ## Detection: Lipponen & Tarvainen 2019 (the Kubios automatic correction), confirmed
 /// For each beat j: dRR(j) is the RR minus the NN interval before it (already corrected), mRR(j)
 /// the RR minus the median of the 11 RRs around it (negative deviations doubled). Threshold 1 is
 /// 5.2 × the quartile deviation of |dRR|, threshold 2 the same of |mRR|; the paper's decision
-/// rule (`BeatNeighbourhood.verdict`: its equations 1-5 over the subspaces S11, S12, S21, S22)
-/// then calls the beat normal, ectopic, long or short.
-///
+/// rule (`BeatNeighbourhood.verdict`: its Figure 1, equations 1-5 over the subspaces S11, S12,
+/// S21, S22) then calls the beat normal, ectopic, long or short. A beat is looked at only when
+/// |dRR| is above threshold 1, or it is the paper's second candidate (the beat after one that
+/// was). A verdict other than normal is acted on only with strong evidence
+/// (`BeatNeighbourhood.confirmed`): |mRR| above 2.5 × threshold 2, or |dRR| above 2 × threshold 1
+/// (ectopic) or 2.5 × (long, short). The paper's rule alone corrects beats of clean series with
+/// strong sinus arrhythmia or ordinary noise (neurokit2's implementation flags 16 of 600 beats
+/// of a noisy sitter); a missed or extra beat is far beyond those bounds, and so is an ectopic
+/// beat unless it is as mild as the noise around it.
+
 /// ## Correction, and how `artefacts` counts each kind
 /// A beat that is not normal gets the correction that best fits its unaffected neighbours
 /// (`BeatCorrection`); with m the local median and th2 threshold 2:
@@ -32,10 +39,20 @@
 /// NN interval after it (its difference involves a corrected beat) and the first of each run.
 ///
 /// ## Deviations from the paper, because a stream cannot look 45 beats ahead
-/// - The thresholds use a trailing window: the 91 most recent RRs, up to the two after the beat
-///   decided, not 45 beats either side. The median window is trailing too: 8 RRs before the beat
-///   and 2 after it, not 5 and 5. Both use the RRs as received (less unmeasurable ones), so a
-///   correction never feeds back into the thresholds.
+/// Each one's cost, measured on the corpus of Tests/HRVCheck (README, "How hrm corrects
+/// artefacts"), is in the README's table of variants.
+/// - The thresholds use a trailing window of the 61 beats decided last, not 45 beats either
+///   side; a longer trailing window lags further behind a change of heart rate (91: a mild
+///   ectopic beat missed more). The window holds each beat's |dRR| and |mRR| divided by its local
+///   median, and a threshold is that quartile deviation times the median of the beat decided,
+///   so that sinus arrhythmia, larger in milliseconds at a lower heart rate, is not judged by
+///   the beats of a faster stretch.
+/// - A beat found abnormal adds at most half of each threshold to the windows, not its own
+///   value: a run of artefacts (a strap losing contact) would otherwise inflate the thresholds
+///   until they let the artefacts through, while a lasting change of rhythm still raises them.
+///   Until a run decides its first beat, the windows take the RRs as received.
+/// - The median window is trailing: 8 RRs before the beat and 2 after it, not 5 and 5 (a
+///   centred one would make the output lag 6 beats, for about the same result).
 /// - dRR(j) is taken against the NN interval before the beat, already corrected, where the paper
 ///   runs on the raw series and Kubios iterates; each beat is decided once, in order (the
 ///   paper's second candidate, j + 1, gets its own turn next).
@@ -47,8 +64,10 @@
 ///   Each run (see `endRun`) starts afresh.
 /// - The choice between the kinds of correction is by fit to the neighbours, not the paper's
 ///   fixed order, and the ectopic correction keeps the pair's total rather than interpolating.
+/// - The confirmation above, which the paper does not have.
 ///
-/// Memory is bounded: a few ring buffers of at most 91 values, whatever the session's length.
+/// Memory is bounded: a few ring buffers of at most 61 values, whatever the session's length
+/// (and `explained`, kept only when asked for, one entry per RR changed).
 public struct ArtefactCorrector: Sendable {
     /// Whether beats are corrected at all; when false every RR passes through as an NN interval at once,
     /// unchanged (an unmeasurable one included), and `artefacts` stays 0.
