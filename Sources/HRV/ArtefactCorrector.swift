@@ -285,7 +285,8 @@ public struct ArtefactCorrector: Sendable {
         let warm = received >= Self.warmUpBeats
         if final, !warm {
             for beat in pending {
-                stage(beat, beat.milliseconds, artefacts: beat.removedBefore, corrected: false, into: &decided)
+                stage(
+                    beat, beat.milliseconds, artefacts: beat.removedBefore, corrected: false, into: &decided)
             }
             pending.removeAll(keepingCapacity: true)
             return
@@ -343,7 +344,8 @@ public struct ArtefactCorrector: Sendable {
             secondCandidate = false
             let removedBetween = next?.removedBefore ?? 0
             stage(
-                beat, merged, artefacts: 2 + beat.removedBefore + removedBetween, corrected: true, kind: .extra,
+                beat, merged, artefacts: 2 + beat.removedBefore + removedBetween, corrected: true,
+                kind: .extra,
                 into: &decided)
             if explaining, let next {
                 note(removedBefore: removedBetween, input: next.input, beat: stagedCount - 1)
@@ -351,12 +353,15 @@ public struct ArtefactCorrector: Sendable {
             }
             return 2
         case .missed(let half):
-            stage(beat, half, artefacts: 1 + beat.removedBefore, corrected: true, kind: .missed, into: &decided)
+            stage(
+                beat, half, artefacts: 1 + beat.removedBefore, corrected: true, kind: .missed, into: &decided)
             stage(nil, half, artefacts: 1, corrected: true, into: &decided)
             return 1
         case .pairWithNext(let mean):
             secondCandidate = false
-            stage(beat, mean, artefacts: 1 + beat.removedBefore, corrected: true, kind: .ectopic, into: &decided)
+            stage(
+                beat, mean, artefacts: 1 + beat.removedBefore, corrected: true, kind: .ectopic, into: &decided
+            )
             if let next {
                 stage(
                     next, mean, artefacts: 1 + next.removedBefore, corrected: true, kind: .ectopic,
@@ -365,11 +370,14 @@ public struct ArtefactCorrector: Sendable {
             return 2
         case .pairWithPrevious(let mean):
             reviseStaged(to: mean)
-            stage(beat, mean, artefacts: 1 + beat.removedBefore, corrected: true, kind: .ectopic, into: &decided)
+            stage(
+                beat, mean, artefacts: 1 + beat.removedBefore, corrected: true, kind: .ectopic, into: &decided
+            )
             return 1
         case .interpolated(let value):
             stage(
-                beat, value, artefacts: 1 + beat.removedBefore, corrected: true, kind: rr > median ? .long : .short,
+                beat, value, artefacts: 1 + beat.removedBefore, corrected: true,
+                kind: rr > median ? .long : .short,
                 into: &decided)
             return 1
         }
@@ -380,7 +388,8 @@ public struct ArtefactCorrector: Sendable {
     /// RR it is made of (nil for the second half of a missed beat), `kind` what that RR was taken
     /// for when it was changed: both only for `explained`.
     private mutating func stage(
-        _ source: Pending?, _ milliseconds: Double, artefacts: Int, corrected: Bool, kind: ArtefactKind? = nil,
+        _ source: Pending?, _ milliseconds: Double, artefacts: Int, corrected: Bool,
+        kind: ArtefactKind? = nil,
         into decided: inout [NNInterval]
     ) {
         let usable = staged != nil && artefacts == 0 && !stagedCorrected

@@ -18,7 +18,9 @@ public enum HRV {
 
     /// `correct(rr:)` with what was changed: each RR interval corrected or removed, numbered
     /// from 0 in `milliseconds` (its `beat` the NN interval's place in `beats`).
-    public static func correctExplained(rr milliseconds: [Double]) -> (beats: [NNInterval], artefacts: [Artefact]) {
+    public static func correctExplained(rr milliseconds: [Double]) -> (
+        beats: [NNInterval], artefacts: [Artefact]
+    ) {
         var corrector = ArtefactCorrector(explaining: true)
         var beats: [NNInterval] = []
         beats.reserveCapacity(milliseconds.count + 8)

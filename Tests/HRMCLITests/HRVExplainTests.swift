@@ -65,7 +65,8 @@ import Testing
     /// Clean input, and input taken as it is: the lists are empty.
     @Test func nothingChanged() async throws {
         let files = try HRVCommandBinaryTests.Files()
-        let clean = try files.write("clean.txt", HRVCommandBinaryTests.numbers(HRVCommandBinaryTests.series(120)))
+        let clean = try files.write(
+            "clean.txt", HRVCommandBinaryTests.numbers(HRVCommandBinaryTests.series(120)))
         let result = try await HRMProcess.run(["hrv", "--explain", clean])
         #expect(result.stdoutLines.last == "  no artefacts")
         let raw = try await HRMProcess.run(

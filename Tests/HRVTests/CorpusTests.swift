@@ -17,7 +17,8 @@ import Testing
         let injected: [Int]
     }
 
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("HRVCheck/corpus")
 
     static let cleanNames = ["resting", "athlete", "sitter", "slow-breathing", "athlete-40", "exercise"]
@@ -25,15 +26,18 @@ import Testing
 
     static func load(_ name: String) throws -> Series {
         func lines(_ suffix: String) throws -> [Substring] {
-            let text = try String(contentsOf: directory.appendingPathComponent("\(name).\(suffix)"), encoding: .utf8)
+            let text = try String(
+                contentsOf: directory.appendingPathComponent("\(name).\(suffix)"), encoding: .utf8)
             return text.split(separator: "\n")
         }
         func values(_ lines: [Substring]) -> [Double] {
             lines.filter { !$0.hasPrefix("#") }.compactMap { Double($0) }
         }
         let truth = try lines("truth")
-        let injected = truth.filter { $0.hasPrefix("# artefact ") }.compactMap { $0.split(separator: " ").last }
-            .compactMap { Int($0) }
+        let injected = truth.filter { $0.hasPrefix("# artefact ") }.compactMap {
+            $0.split(separator: " ").last
+        }
+        .compactMap { Int($0) }
         return Series(name: name, rr: values(try lines("rr")), clean: values(truth), injected: injected)
     }
 

@@ -151,7 +151,8 @@ public struct HRVCommand: ParsableCommand {
         let report: HRVReport
         do {
             report = try HRVReport.analyse(
-                runs, correcting: !noCorrection, window: window?.value, step: step?.value, explaining: explain)
+                runs, correcting: !noCorrection, window: window?.value, step: step?.value, explaining: explain
+            )
         } catch {
             throw failure(error.message(strap: strap.map(Self.label)))
         }

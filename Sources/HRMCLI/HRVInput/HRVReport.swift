@@ -54,7 +54,8 @@ struct HRVReport {
         let explained = explaining ? artefacts : nil
         guard let window else {
             return HRVReport(
-                intervals: intervals, covered: covered, spans: [HRVWindows.whole(beats, explained: explained)])
+                intervals: intervals, covered: covered, spans: [HRVWindows.whole(beats, explained: explained)]
+            )
         }
         let spans = HRVWindows.windows(beats, window: window, step: step ?? window, explained: explained)
         guard !spans.isEmpty else { throw .shorterThanWindow(covered: covered, window: window) }

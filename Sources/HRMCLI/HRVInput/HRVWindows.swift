@@ -22,7 +22,8 @@ enum HRVWindows {
     static func whole(_ beats: [NNInterval], explained: [Artefact]? = nil) -> HRVSpan {
         let metrics = HRV.metrics(of: beats)
         return HRVSpan(
-            start: 0, end: beats.reduce(0) { $0 + $1.milliseconds } / 1000, metrics: metrics, explained: explained)
+            start: 0, end: beats.reduce(0) { $0 + $1.milliseconds } / 1000, metrics: metrics,
+            explained: explained)
     }
 
     /// Windows of `window` seconds starting every `step` seconds from 0, complete ones only: a
