@@ -176,6 +176,23 @@ import Testing
         #expect(lag <= ArtefactCorrector.warmUpBeats + 2)
     }
 
+    /// Past the warm-up, the live output lags the input by three beats: a beat is decided once the
+    /// two RRs after it are in, then held one decision for a following ectopic partner. (A missed
+    /// beat held back is two NN intervals, so four may be held; an extra beat merged, two.)
+    @Test func liveOutputLagsThreeBeats() {
+        let rr = Self.dirtySeries(count: 1500, seed: 9)
+        var corrector = ArtefactCorrector()
+        var handedOut = 0
+        var lags: [Int] = []
+        for (index, value) in rr.enumerated() {
+            handedOut += corrector.append(value).count
+            if index >= ArtefactCorrector.warmUpBeats + 2 { lags.append(corrector.provisional.count) }
+        }
+        #expect(lags.filter { $0 == 3 }.count > lags.count * 9 / 10)
+        #expect(lags.allSatisfy { (2...4).contains($0) })
+        #expect(handedOut + corrector.provisional.count == HRV.correct(rr: rr).count)
+    }
+
     /// A run ends (a dropped link): what follows is corrected as a run of its own.
     @Test func runsAreIndependent() {
         let first = Self.dirtySeries(count: 400, seed: 5)
