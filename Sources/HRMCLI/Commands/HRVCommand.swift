@@ -30,8 +30,8 @@ public struct HRVCommand: ParsableCommand {
             (of a strap's own, with several straps), by kind: missed (split in two), extra (merged \
             with its neighbour), ectopic (a premature beat and its pause, both made their mean), \
             long and short (replaced by the mean of their neighbours): a line "artefacts at RR: \
-            missed 150; extra 299 300" under each result, or with --json a last key \
-            "artefacts_at":{"missed":[150],"extra":[299,300],"ectopic":[],"long":[],"short":[]}.
+            missed 150; extra 299 300" under each result, or with --json a last key with every \
+            kind: "artefacts_at":{"missed":[150],"extra":[299,300],...}.
 
             Input from several straps (the device of hrm watch --json lines and recordings, the \
             device column of hrm watch --csv: watch --all, --record) is analysed per strap, in \
