@@ -114,6 +114,35 @@ import Testing
         #expect(abs(corrected.seconds - truth.seconds) < 1e-9)
     }
 
+    /// `explained` names each RR changed, by its place in the input (unmeasurable ones counted),
+    /// and the NN interval it went into.
+    @Test func explainedListsEachChange() {
+        var rr = Self.clean
+        rr[200] -= 200
+        rr[201] += 200
+        rr.insert(300, at: 121)
+        rr[120] -= 300
+        rr[50] += rr.remove(at: 51)
+        rr.insert(.nan, at: 80)
+        rr.append(.nan)
+        var corrector = ArtefactCorrector(explaining: true)
+        var beats: [NNInterval] = []
+        for value in rr { beats += corrector.append(value) }
+        beats += corrector.endRun()
+        let explained = corrector.explained
+        #expect(explained.map(\.index) == [50, 80, 120, 121, 201, 202, rr.count - 1])
+        #expect(explained.map(\.kind) == [.missed, .removed, .extra, .extra, .ectopic, .ectopic, .removed])
+        // RR 50 became NN intervals 50 and 51; the NaN at 80 counts on the NN interval after it (81,
+        // RR 81); RRs 120-121 merged into NN 120; the pair 201-202 is NN 200 and 201; the NaN at
+        // the end, on none (the next run's first).
+        #expect(explained.map(\.beat) == [50, 81, 120, 120, 200, 201, beats.count])
+        #expect(ArtefactCorrector(explaining: false).explained.isEmpty)
+        var silent = ArtefactCorrector()
+        for value in rr { _ = silent.append(value) }
+        _ = silent.endRun()
+        #expect(silent.explained.isEmpty && silent.artefacts == corrector.artefacts)
+    }
+
     @Test func withoutCorrectionEverythingPassesThrough() {
         let rr = [800, 1600, 400, 400, .nan, -5, 0, 800] + Self.clean
         var corrector = ArtefactCorrector(correcting: false)
