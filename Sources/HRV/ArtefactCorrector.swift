@@ -14,7 +14,8 @@
 /// |dRR| is above threshold 1, or it is the paper's second candidate (the beat after one that
 /// was). A verdict other than normal is acted on only with strong evidence
 /// (`BeatNeighbourhood.confirmed`): |mRR| above 2.5 × threshold 2, or |dRR| above 2 × threshold 1
-/// (ectopic) or 2.5 × (long, short). The paper's rule alone corrects beats of clean series with
+/// (ectopic) or 2.5 × (long, short), or for an ectopic verdict the dRRs before and after beyond
+/// threshold 1 too, against its sign. The paper's rule alone corrects beats of clean series with
 /// strong sinus arrhythmia or ordinary noise (neurokit2's implementation flags 16 of 600 beats
 /// of a noisy sitter); a missed or extra beat is far beyond those bounds, and so is an ectopic
 /// beat unless it is as mild as the noise around it.
@@ -41,9 +42,9 @@
 /// ## Deviations from the paper, because a stream cannot look 45 beats ahead
 /// Each one's cost, measured on the corpus of Tests/HRVCheck (README, "How hrm corrects
 /// artefacts"), is in the README's table of variants.
-/// - The thresholds use a trailing window of the 61 beats decided last, not 45 beats either
-///   side; a longer trailing window lags further behind a change of heart rate (91: a mild
-///   ectopic beat missed more). The window holds each beat's |dRR| and |mRR| divided by its local
+/// - The thresholds use a trailing window of the 91 beats decided last, not 45 beats either
+///   side (61 did about as well on clean series and missed more mild ectopic beats). The window
+///   holds each beat's |dRR| and |mRR| divided by its local
 ///   median, and a threshold is that quartile deviation times the median of the beat decided,
 ///   so that sinus arrhythmia, larger in milliseconds at a lower heart rate, is not judged by
 ///   the beats of a faster stretch.
@@ -66,7 +67,7 @@
 ///   fixed order, and the ectopic correction keeps the pair's total rather than interpolating.
 /// - The confirmation above, which the paper does not have.
 ///
-/// Memory is bounded: a few ring buffers of at most 61 values, whatever the session's length
+/// Memory is bounded: a few ring buffers of at most 91 values, whatever the session's length
 /// (and `explained`, kept only when asked for, one entry per RR changed).
 public struct ArtefactCorrector: Sendable {
     /// Whether beats are corrected at all; when false every RR passes through as an NN interval at once,
@@ -81,9 +82,9 @@ public struct ArtefactCorrector: Sendable {
 
     /// The paper's multiplier of the quartile deviation.
     static let thresholdMultiplier = 5.2
-    /// The threshold window, in beats: trailing, so shorter than the paper's 91 centred ones (see
-    /// the type's documentation).
-    static let thresholdWindow = 61
+    /// The threshold window, in beats: the paper's length, but trailing (see the type's
+    /// documentation).
+    static let thresholdWindow = 91
     /// What a beat found abnormal adds to the threshold windows, as a fraction of the thresholds.
     static let abnormalShare = 0.5
     /// The median window: `medianBefore` RRs, the beat, and `lookahead` RRs.

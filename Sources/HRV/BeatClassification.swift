@@ -68,7 +68,9 @@ extension BeatNeighbourhood {
 
     /// Evidence a verdict needs before the beat is corrected, beyond the paper's rule: a median
     /// deviation above `strongDeviation`, or a difference above `strongEctopicDifference` (an
-    /// ectopic verdict) or `strongDifference` (long, short). Without it, strong sinus
+    /// ectopic verdict) or `strongDifference` (long, short), or for an ectopic verdict the
+    /// differences on both sides beyond threshold 1 too, against this one's sign (three in a row
+    /// in alternation: the pattern of one beat out of place). Without it, strong sinus
     /// arrhythmia and ordinary noise are "corrected" (see `ArtefactCorrector`).
     static let strongDeviation = 2.5
     static let strongEctopicDifference = 2.0
@@ -77,6 +79,11 @@ extension BeatNeighbourhood {
     /// `verdict` if the evidence is strong enough, else normal.
     func confirmed(_ verdict: BeatVerdict) -> BeatVerdict {
         guard verdict != .normal, abs(medianDeviation) <= Self.strongDeviation else { return verdict }
+        if verdict == .ectopic, let before = differenceBefore, let after = differenceAfter,
+            difference * before < 0, difference * after < 0, min(abs(before), abs(after)) > 1
+        {
+            return verdict
+        }
         let needed = verdict == .ectopic ? Self.strongEctopicDifference : Self.strongDifference
         return abs(difference) > needed ? verdict : .normal
     }

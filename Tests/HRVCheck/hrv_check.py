@@ -254,10 +254,7 @@ def check_artefacts(binary, nk, report):
 
 
 # Corrupted series where hrm does not reach the 3 % yet: the bound it must still keep, and why.
-KNOWN_SHORTFALLS = {
-    "ectopic-3pc": (0.05, "one mild ectopic pair (28 % premature amid ±120 ms of sinus arrhythmia) is left, "
-                    "as mild as the noisy sitter's clean beats"),
-}
+KNOWN_SHORTFALLS = {}
 
 
 def kubios_flags(nk, rr):

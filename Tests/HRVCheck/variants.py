@@ -10,7 +10,8 @@ Switches (FINAL is the shipped corrector): gate (the paper's Figure 1: mRR alone
 for the second candidate), p (1: thresholds relative to the local median, 0: in ms), tw (threshold
 window), clean_th (windows fed by the decided beats), clip/cf (an abnormal beat adds at most cf ×
 the thresholds), mmin/de/dls (the confirmation: |mRR|, |dRR| for ectopic, |dRR| for long/short),
-mb/la (median window before/after), warm (warm-up beats). DEFAULT is the corrector before #22.
+mb/la (median window before/after), warm (warm-up beats), npn (an ectopic verdict is confirmed
+when the differences on both sides are beyond npn × threshold 1, against its sign). DEFAULT is the corrector before #22.
 """
 import bisect, sys, math, glob, os
 import numpy as np
@@ -116,7 +117,8 @@ def correct(rrs,K):
         v=verdict(d,db,da,dan,m,rr>med,second,K)
         second= nominates(d,da,dan) and v!='ectopic'
         if K.get('trace') is not None and i in K['trace']: print(f"   trace i={i} v0={v} rr={rr:.0f} prev={prev} d={d:.2f} db={db} da={da} dan={dan} m={m:.2f} th1={th1:.0f} th2={th2:.0f} med={med:.0f}")
-        if v=='ectopic' and 'mmin' in K and abs(m)<=K['mmin'] and abs(d)<=K.get('de',1e9): v='normal'
+        npn = K.get('npn') and db is not None and da is not None and d*db<0 and d*da<0 and min(abs(db),abs(da))>K['npn']
+        if v=='ectopic' and 'mmin' in K and abs(m)<=K['mmin'] and abs(d)<=K.get('de',1e9) and not npn: v='normal'
         if v in('long','short') and 'mmin' in K and abs(m)<=K['mmin'] and abs(d)<=K.get('dls',1e9): v='normal'
         if K.get('clean_th') and (v=='normal' or K.get('clip')):
             cap1 = K.get("cf",1)*th1/sc if v!='normal' else 1e18; cap2 = K.get("cf",1)*th2/sc if v!='normal' else 1e18
@@ -183,39 +185,60 @@ def run(K, verbose=True):
 
 
 CLEAN="resting athlete sitter slow-breathing athlete-40 exercise".split()
-F=dict(DEFAULT,gate=True,p=1,tw=61,clean_th=True,clip=True,cf=0.5,mmin=2.5,de=2.0,dls=2.5)
+F=dict(DEFAULT,gate=True,p=1,tw=91,clean_th=True,clip=True,cf=0.5,mmin=2.5,de=2.0,dls=2.5,npn=1.0)
 def nocf(K): K=dict(K); [K.pop(k) for k in ('mmin','de','dls')]; return K
-rows=[('final',F),('paper rule only (no confirmation)',nocf(F)),('mRR alone may flag (no Figure-1 gate)',dict(F,gate=False)),
-('thresholds in ms, not relative',dict(F,p=0)),('threshold window 91',dict(F,tw=91)),('thresholds from raw RRs',dict(F,clean_th=False)),
+rows=[('final',F),('no alternation rule',dict(F,npn=None)),('paper rule only (no confirmation)',nocf(F)),('mRR alone may flag (no Figure-1 gate)',dict(F,gate=False)),
+('thresholds in ms, not relative',dict(F,p=0)),('threshold window 61',dict(F,tw=61)),('thresholds from raw RRs',dict(F,clean_th=False)),
 ('centred median 5+5 (lag 6)',dict(F,la=5,mb=5)),('warm-up 40 beats',dict(F,warm=40)),('before (main)',DEFAULT)]
-def corpus_table():
-  print("| variant | clean: beats flagged (of 3600) | clean: worst RMSSD error | corrupted: worst RMSSD error |")
-  print("| --- | --- | --- | --- |")
-  for name,K in rows:
-      r=run(K,verbose=False)
-      fl=sum(r[n][0] for n in CLEAN); ce=max(abs(r[n][3]) for n in CLEAN); co=max(abs(r[n][3]) for n in r if n not in CLEAN)
-      worst=max((n for n in r if n not in CLEAN), key=lambda n: abs(r[n][3]))
-      print(f"| {name} | {fl} | {ce:.1f} % | {co:.1f} % ({worst}) |")
-  
-
-def seeds_table():
+def ectopic_series(seed):
+    """A series like the corpus's ectopic-3pc from another seed: (clean ms, corrupted ms)."""
     import corpus
-    cfgs=[(600,62,4,4.0,1.2),(600,50,8,5.5,1.0),(600,70,3,3.75,3.0),(600,65,12,10.0,1.0),(600,40,6,6.0,1.0),(600,150,0.5,2.0,0.8)]
-    series=[]
-    for c in cfgs:
-        for seed in range(100,110):
-            series.append([x*1000/1024 for x in corpus.clean_ticks(*c,seed)])
-    def r(v):
-        d=np.diff(v); return float(np.sqrt(np.mean(d*d)))
-    for name,K in rows:
-        bad=0; fl=0; worst=0
-        for rr in series:
-            v,u,f=correct(rr,K); e=abs(100*(rmssd(v,u)-r(rr))/r(rr)); fl+=len(f); worst=max(worst,e)
-            if len(f)>6 or e>1: bad+=1
-        print(f"| {name} | {fl} | {worst:.1f} % | {bad} of 60 |")
+    base = corpus.clean_ticks(600, 55, 6, 5.0, 1.0, seed)
+    rng = np.random.RandomState(seed + 1000)
+    inject = corpus.Injector(base)
+    while inject.position < len(base) - 2:
+        if inject.position > 5 and rng.uniform() < 0.03:
+            inject.ectopic(rng.uniform(0.6, 0.8))
+        inject.keep(1)
+    inject.rest()
+    return corpus.milliseconds(base), corpus.milliseconds(inject.rr)
+
+
+def table():
+    """Per variant: the corpus; 60 more clean series (six settings, ten seeds); ten more
+    3 %-ectopic series."""
+    import corpus
+    settings = [(600, 62, 4, 4.0, 1.2), (600, 50, 8, 5.5, 1.0), (600, 70, 3, 3.75, 3.0), (600, 65, 12, 10.0, 1.0),
+                (600, 40, 6, 6.0, 1.0), (600, 150, 0.5, 2.0, 0.8)]
+    clean_series = [corpus.milliseconds(corpus.clean_ticks(*setting, seed)) for setting in settings for seed in range(100, 110)]
+    ectopic = [ectopic_series(seed) for seed in range(300, 310)]
+
+    def true_rmssd(values):
+        return float(np.sqrt(np.mean(np.diff(values) ** 2)))
+
+    print("| variant | corpus, clean: beats changed (of 3600) | corpus, corrupted: worst RMSSD error "
+          "| 60 more clean: beats changed, worst RMSSD error, bad series | 10 more 3 % ectopic: median, worst RMSSD error |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, K in rows:
+        r = run(K, verbose=False)
+        flagged = sum(r[n][0] for n in CLEAN)
+        worst_name = max((n for n in r if n not in CLEAN), key=lambda n: abs(r[n][3]))
+        bad = changed = 0
+        worst = 0.0
+        for rr in clean_series:
+            values, usable, f = correct(rr, K)
+            error = abs(100 * (rmssd(values, usable) - true_rmssd(rr)) / true_rmssd(rr))
+            changed += len(f)
+            worst = max(worst, error)
+            bad += len(f) > 6 or error > 1
+        errors = []
+        for clean, rr in ectopic:
+            values, usable, f = correct(rr, K)
+            errors.append(abs(100 * (rmssd(values, usable) - true_rmssd(clean)) / true_rmssd(clean)))
+        print(f"| {name} | {flagged} | {abs(r[worst_name][3]):.1f} % ({worst_name}) | {changed}, {worst:.1f} %, {bad} of 60 "
+              f"| {np.median(errors):.1f} %, {max(errors):.1f} % |")
+
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    corpus_table()
-    print("| variant | clean, 60 more series: beats changed | worst RMSSD error | bad series |")
-    seeds_table()
+    table()

@@ -290,12 +290,19 @@ import Testing
 
     /// The evidence a verdict needs on top of the paper's rule (what keeps clean hearts clean).
     @Test func confirmations() {
-        func confirmed(_ verdict: BeatVerdict, d: Double, m: Double) -> BeatVerdict {
+        func confirmed(
+            _ verdict: BeatVerdict, d: Double, m: Double, before: Double? = nil, after: Double? = nil
+        ) -> BeatVerdict {
             BeatNeighbourhood(
-                difference: d, differenceBefore: nil, differenceAfter: nil, differenceAfterNext: nil,
+                difference: d, differenceBefore: before, differenceAfter: after, differenceAfterNext: nil,
                 medianDeviation: m, aboveMedian: m > 0
             ).confirmed(verdict)
         }
+        // Three large differences in alternation: one beat out of place.
+        #expect(confirmed(.ectopic, d: 1.5, m: 0.5, before: -1.1, after: -1.2) == .ectopic)
+        #expect(confirmed(.ectopic, d: 1.5, m: 0.5, before: -0.9, after: -1.2) == .normal)
+        #expect(confirmed(.ectopic, d: -1.5, m: -0.5, before: 1.1, after: 1.2) == .ectopic)
+        #expect(confirmed(.long, d: 1.5, m: 0.5, before: -1.1, after: -1.2) == .normal)
         #expect(confirmed(.ectopic, d: 1.5, m: 1) == .normal)
         #expect(confirmed(.ectopic, d: 2.1, m: 1) == .ectopic)
         #expect(confirmed(.ectopic, d: -1.5, m: -2.6) == .ectopic)
