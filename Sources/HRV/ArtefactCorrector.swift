@@ -14,8 +14,8 @@
 /// |dRR| is above threshold 1, or it is the paper's second candidate (the beat after one that
 /// was). A verdict other than normal is acted on only with strong evidence
 /// (`BeatNeighbourhood.confirmed`): |mRR| above 2.5 × threshold 2, or |dRR| above 2 × threshold 1
-/// (ectopic) or 2.5 × (long, short), or for an ectopic verdict the dRRs before and after beyond
-/// threshold 1 too, against its sign. The paper's rule alone corrects beats of clean series with
+/// (ectopic) or 2.5 × (long, short), or for an ectopic verdict |dRR| above 1.5 × threshold 1 with
+/// the dRRs before and after beyond threshold 1, against its sign. The paper's rule alone corrects beats of clean series with
 /// strong sinus arrhythmia or ordinary noise (neurokit2's implementation flags 16 of 600 beats
 /// of a noisy sitter); a missed or extra beat is far beyond those bounds, and so is an ectopic
 /// beat unless it is as mild as the noise around it.

@@ -68,18 +68,21 @@ extension BeatNeighbourhood {
 
     /// Evidence a verdict needs before the beat is corrected, beyond the paper's rule: a median
     /// deviation above `strongDeviation`, or a difference above `strongEctopicDifference` (an
-    /// ectopic verdict) or `strongDifference` (long, short), or for an ectopic verdict the
-    /// differences on both sides beyond threshold 1 too, against this one's sign (three in a row
-    /// in alternation: the pattern of one beat out of place). Without it, strong sinus
+    /// ectopic verdict) or `strongDifference` (long, short), or for an ectopic verdict a
+    /// difference above `alternatingDifference` with those on both sides beyond threshold 1
+    /// against its sign (three in a row in alternation: the pattern of one beat out of place). Without it, strong sinus
     /// arrhythmia and ordinary noise are "corrected" (see `ArtefactCorrector`).
     static let strongDeviation = 2.5
     static let strongEctopicDifference = 2.0
     static let strongDifference = 2.5
+    /// The difference an ectopic beat in alternation needs (its neighbours' need 1).
+    static let alternatingDifference = 1.5
 
     /// `verdict` if the evidence is strong enough, else normal.
     func confirmed(_ verdict: BeatVerdict) -> BeatVerdict {
         guard verdict != .normal, abs(medianDeviation) <= Self.strongDeviation else { return verdict }
-        if verdict == .ectopic, let before = differenceBefore, let after = differenceAfter,
+        if verdict == .ectopic, abs(difference) > Self.alternatingDifference, let before = differenceBefore,
+            let after = differenceAfter,
             difference * before < 0, difference * after < 0, min(abs(before), abs(after)) > 1
         {
             return verdict

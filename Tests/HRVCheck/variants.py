@@ -10,8 +10,9 @@ Switches (FINAL is the shipped corrector): gate (the paper's Figure 1: mRR alone
 for the second candidate), p (1: thresholds relative to the local median, 0: in ms), tw (threshold
 window), clean_th (windows fed by the decided beats), clip/cf (an abnormal beat adds at most cf ×
 the thresholds), mmin/de/dls (the confirmation: |mRR|, |dRR| for ectopic, |dRR| for long/short),
-mb/la (median window before/after), warm (warm-up beats), npn (an ectopic verdict is confirmed
-when the differences on both sides are beyond npn × threshold 1, against its sign). DEFAULT is the corrector before #22.
+mb/la (median window before/after), warm (warm-up beats), npn/npnd (an ectopic verdict is
+confirmed when its |dRR| is beyond npnd and the differences on both sides beyond npn × threshold 1,
+against its sign). DEFAULT is the corrector before #22.
 """
 import bisect, sys, math, glob, os
 import numpy as np
@@ -117,7 +118,7 @@ def correct(rrs,K):
         v=verdict(d,db,da,dan,m,rr>med,second,K)
         second= nominates(d,da,dan) and v!='ectopic'
         if K.get('trace') is not None and i in K['trace']: print(f"   trace i={i} v0={v} rr={rr:.0f} prev={prev} d={d:.2f} db={db} da={da} dan={dan} m={m:.2f} th1={th1:.0f} th2={th2:.0f} med={med:.0f}")
-        npn = K.get('npn') and db is not None and da is not None and d*db<0 and d*da<0 and min(abs(db),abs(da))>K['npn']
+        npn = K.get('npn') and abs(d)>K.get('npnd',0) and db is not None and da is not None and d*db<0 and d*da<0 and min(abs(db),abs(da))>K['npn']
         if v=='ectopic' and 'mmin' in K and abs(m)<=K['mmin'] and abs(d)<=K.get('de',1e9) and not npn: v='normal'
         if v in('long','short') and 'mmin' in K and abs(m)<=K['mmin'] and abs(d)<=K.get('dls',1e9): v='normal'
         if K.get('clean_th') and (v=='normal' or K.get('clip')):
@@ -185,7 +186,7 @@ def run(K, verbose=True):
 
 
 CLEAN="resting athlete sitter slow-breathing athlete-40 exercise".split()
-F=dict(DEFAULT,gate=True,p=1,tw=91,clean_th=True,clip=True,cf=0.5,mmin=2.5,de=2.0,dls=2.5,npn=1.0)
+F=dict(DEFAULT,gate=True,p=1,tw=91,clean_th=True,clip=True,cf=0.5,mmin=2.5,de=2.0,dls=2.5,npn=1.0,npnd=1.5)
 def nocf(K): K=dict(K); [K.pop(k) for k in ('mmin','de','dls')]; return K
 rows=[('final',F),('no alternation rule',dict(F,npn=None)),('paper rule only (no confirmation)',nocf(F)),('mRR alone may flag (no Figure-1 gate)',dict(F,gate=False)),
 ('thresholds in ms, not relative',dict(F,p=0)),('threshold window 61',dict(F,tw=61)),('thresholds from raw RRs',dict(F,clean_th=False)),

@@ -299,10 +299,11 @@ import Testing
             ).confirmed(verdict)
         }
         // Three large differences in alternation: one beat out of place.
-        #expect(confirmed(.ectopic, d: 1.5, m: 0.5, before: -1.1, after: -1.2) == .ectopic)
-        #expect(confirmed(.ectopic, d: 1.5, m: 0.5, before: -0.9, after: -1.2) == .normal)
-        #expect(confirmed(.ectopic, d: -1.5, m: -0.5, before: 1.1, after: 1.2) == .ectopic)
-        #expect(confirmed(.long, d: 1.5, m: 0.5, before: -1.1, after: -1.2) == .normal)
+        #expect(confirmed(.ectopic, d: 1.6, m: 0.5, before: -1.1, after: -1.2) == .ectopic)
+        #expect(confirmed(.ectopic, d: 1.6, m: 0.5, before: -0.9, after: -1.2) == .normal)
+        #expect(confirmed(.ectopic, d: 1.4, m: 0.5, before: -1.1, after: -1.2) == .normal)
+        #expect(confirmed(.ectopic, d: -1.6, m: -0.5, before: 1.1, after: 1.2) == .ectopic)
+        #expect(confirmed(.long, d: 1.6, m: 0.5, before: -1.1, after: -1.2) == .normal)
         #expect(confirmed(.ectopic, d: 1.5, m: 1) == .normal)
         #expect(confirmed(.ectopic, d: 2.1, m: 1) == .ectopic)
         #expect(confirmed(.ectopic, d: -1.5, m: -2.6) == .ectopic)
