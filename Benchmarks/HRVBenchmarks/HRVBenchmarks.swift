@@ -38,6 +38,25 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(window.count)
     }
 
+    // The corrector alone: what correcting one beat costs.
+    Benchmark("corrector alone, per beat") { benchmark in
+        var corrector = ArtefactCorrector()
+        var decided: [NNInterval] = []
+        var position = 0
+        func feed(_ beats: Int) {
+            for _ in 0..<beats {
+                decided.removeAll(keepingCapacity: true)
+                corrector.append(session[position], into: &decided)
+                position = (position + 1) % session.count
+            }
+        }
+        feed(2000)
+        benchmark.startMeasurement()
+        feed(benchmark.scaledIterations.count)
+        benchmark.stopMeasurement()
+        blackHole(decided.count + corrector.artefacts)
+    }
+
     // What `hrm watch` does per beat: the corrector, the live window and the session's
     // accumulator (running sums and the streaming DFA).
     Benchmark("corrector + 60 s window + session accumulator, per beat") { benchmark in

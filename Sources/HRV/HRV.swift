@@ -16,6 +16,19 @@ public enum HRV {
         return beats
     }
 
+    /// `correct(rr:)` with what was changed: each RR interval corrected or removed, numbered
+    /// from 0 in `milliseconds` (its `beat` the NN interval's place in `beats`).
+    public static func correctExplained(rr milliseconds: [Double]) -> (
+        beats: [NNInterval], artefacts: [Artefact]
+    ) {
+        var corrector = ArtefactCorrector(explaining: true)
+        var beats: [NNInterval] = []
+        beats.reserveCapacity(milliseconds.count + 8)
+        for rr in milliseconds { corrector.append(rr, into: &beats) }
+        corrector.endRun(into: &beats)
+        return (beats, corrector.explained)
+    }
+
     /// Every metric over `beats`; alpha1 only when asked (it costs O(n), the rest is in the sums).
     /// Beats that cannot be measured (not finite, or not positive) are skipped, as `HRVWindow`
     /// skips them.

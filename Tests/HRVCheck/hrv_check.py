@@ -13,7 +13,13 @@ Checks (all by default):
   artefacts  a missed, an extra and an ectopic beat injected at known places (neurokit2's
              signal_fixpeaks, method Kubios, must find all three): hrm with correction must
              report artefacts and an RMSSD within 5 % of the clean series', hrm without correction
-             must be far off.
+             must be far off. Then the corpus (corpus.py beside this script; its files must
+             regenerate identically): for each series, which RR intervals hrm changes
+             (`hrm hrv --json --explain`) against the truth and against neurokit2's Kubios, beat
+             by beat, and hrm's RMSSD against the clean series': on clean series at most 1 % of
+             the beats changed and RMSSD within 1 %, on corrupted ones every injected artefact
+             found, nothing else touched and RMSSD within 3 % (KNOWN_SHORTFALLS says where
+             not yet, and by how much at most). Prints the table of the README's HRV section.
 
 Prints PASS, FAIL or SKIPPED for each check, then which ran; exits 1 when any failed, 2 when the
 libraries cannot be used.
@@ -247,6 +253,98 @@ def check_artefacts(binary, nk, report):
     return "artefacts"
 
 
+# Corrupted series where hrm does not reach the 3 % yet: the bound it must still keep, and why.
+KNOWN_SHORTFALLS = {}
+
+
+def kubios_flags(nk, rr):
+    """neurokit2's Kubios (first pass) on `rr` (milliseconds, whole 1/1024 s ticks): the RR
+    intervals each kind touches (peak p ends interval p - 1; moving or removing p changes the
+    intervals on both sides of it, adding a peak after p - 1 splits interval p - 1)."""
+    ticks = [int(round(value * TICKS_PER_SECOND / 1000)) for value in rr]
+    info, _ = nk.signal_fixpeaks(peaks_of(ticks), sampling_rate=TICKS_PER_SECOND, method="Kubios", iterative=False)
+    beats = sorted(int(index) - 1 for kind in ("ectopic", "missed", "extra", "longshort") for index in info.get(kind, []))
+    touched = set()
+    for kind in ("ectopic", "missed", "extra", "longshort"):
+        for peak in info.get(kind, []):
+            touched.add(int(peak) - 1)
+            if kind != "missed" and int(peak) < len(rr):
+                touched.add(int(peak))
+    return beats, touched
+
+
+def near(index, places):
+    return any(abs(index - place) <= 1 for place in places)
+
+
+def check_corpus(binary, nk, report):
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    import corpus
+
+    directory = os.path.join(here, "corpus")
+    generated = corpus.build()
+    differ = []
+    for series in generated:
+        for suffix, text in zip(("rr", "truth"), corpus.render(series)):
+            with open(os.path.join(directory, f"{series.name}.{suffix}")) as handle:
+                if handle.read() != text:
+                    differ.append(f"{series.name}.{suffix}")
+    report.expect("artefacts", "the corpus regenerates identically", not differ, f"differ: {differ or 'none'}")
+
+    rows = []
+    for series in generated:
+        path = os.path.join(directory, f"{series.name}.rr")
+        rr = corpus.read_rr(path)
+        clean, injected = corpus.read_truth(os.path.join(directory, f"{series.name}.truth"))
+        places = [index for _, index in injected]
+        true_rmssd = float(np.sqrt(np.mean(np.diff(clean) ** 2)))
+        result = subprocess.run([binary, "hrv", "--json", "--explain", path], capture_output=True, text=True, timeout=60)
+        line = json.loads(result.stdout)
+        hrm = sorted(index for indexes in line["artefacts_at"].values() for index in indexes)
+        nk_beats, nk_touched = kubios_flags(nk, rr)
+        error = (line["rmssd_ms"] - true_rmssd) / true_rmssd
+        name = series.name
+        print(f"  {name}: {len(rr)} RR, injected {places}")
+        print(f"    hrm changes {hrm}")
+        print(f"    neurokit2 Kubios flags the beats ending RR {nk_beats}")
+        both = sorted(set(hrm) & nk_touched)
+        hrm_only = [index for index in hrm if index not in nk_touched]
+        nk_only = sorted(index for index in nk_touched if index not in hrm)
+        print(f"    both {len(both)}, hrm only {hrm_only}, neurokit2 only {nk_only}")
+        if not series.corrupted:
+            report.expect("artefacts", f"{name}: at most 1 % of the beats changed", len(hrm) <= len(rr) // 100,
+                          f"{len(hrm)} of {len(rr)}")
+            report.expect("artefacts", f"{name}: RMSSD within 1 %", abs(error) <= 0.01,
+                          f"{line['rmssd_ms']} ms against {true_rmssd:.2f} ({100 * error:+.2f} %)")
+            found = nk_found = "-"
+        else:
+            found = sum(1 for place in places if near(place, hrm))
+            nk_found = sum(1 for place in places if near(place, nk_touched))
+            stray = [index for index in hrm if not near(index, places)]
+            report.expect("artefacts", f"{name}: nothing changed away from the injected artefacts", not stray,
+                          f"stray {stray}")
+            bound, why = KNOWN_SHORTFALLS.get(name, (0.03, None))
+            if why is None:
+                report.expect("artefacts", f"{name}: every injected artefact found", found == len(places),
+                              f"{found} of {len(places)}")
+            report.expect("artefacts", f"{name}: RMSSD within {100 * bound:.0f} %", abs(error) <= bound,
+                          f"{line['rmssd_ms']} ms against {true_rmssd:.2f} ({100 * error:+.2f} %)")
+            if why is not None and abs(error) > 0.03:
+                print(f"  KNOWN: {name}: RMSSD {100 * error:+.2f} %, above the 3 % aimed at: {why}")
+        rows.append((name, len(rr), len(places), found, nk_found, line["artefacts"], len(hrm), len(nk_beats),
+                     true_rmssd, line["rmssd_ms"], error))
+
+    print("\n| series | RR intervals | injected RRs | found by hrm / neurokit2 | hrm artefacts (RRs changed) "
+          "| neurokit2 beats flagged | true RMSSD | hrm RMSSD | error |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, count, injected, found, nk_found, artefacts, changed, nk_count, truth, rmssd, error in rows:
+        finding = "-" if injected == 0 else f"{found} / {nk_found}"
+        print(f"| {name} | {count} | {injected} | {finding} | {artefacts} ({changed}) | {nk_count} | {truth:.2f} ms "
+              f"| {rmssd:.2f} ms | {100 * error:+.1f} % |")
+    return "artefacts"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hrm", help="the hrm binary")
@@ -273,6 +371,7 @@ def main():
                 ran.append(check_dfa(arguments.hrm, nk, report))
             elif name == "artefacts":
                 ran.append(check_artefacts(arguments.hrm, nk, report))
+                check_corpus(arguments.hrm, nk, report)
         except Exception as error:
             print(f"{name}: FAIL: {error!r}")
             report.failed.append(f"{name}: {error!r}")

@@ -114,6 +114,35 @@ import Testing
         #expect(abs(corrected.seconds - truth.seconds) < 1e-9)
     }
 
+    /// `explained` names each RR changed, by its place in the input (unmeasurable ones counted),
+    /// and the NN interval it went into.
+    @Test func explainedListsEachChange() {
+        var rr = Self.clean
+        rr[200] -= 200
+        rr[201] += 200
+        rr.insert(300, at: 121)
+        rr[120] -= 300
+        rr[50] += rr.remove(at: 51)
+        rr.insert(.nan, at: 80)
+        rr.append(.nan)
+        var corrector = ArtefactCorrector(explaining: true)
+        var beats: [NNInterval] = []
+        for value in rr { beats += corrector.append(value) }
+        beats += corrector.endRun()
+        let explained = corrector.explained
+        #expect(explained.map(\.index) == [50, 80, 120, 121, 201, 202, rr.count - 1])
+        #expect(explained.map(\.kind) == [.missed, .removed, .extra, .extra, .ectopic, .ectopic, .removed])
+        // RR 50 became NN intervals 50 and 51; the NaN at 80 counts on the NN interval after it (81,
+        // RR 81); RRs 120-121 merged into NN 120; the pair 201-202 is NN 200 and 201; the NaN at
+        // the end, on none (the next run's first).
+        #expect(explained.map(\.beat) == [50, 81, 120, 120, 200, 201, beats.count])
+        #expect(ArtefactCorrector(explaining: false).explained.isEmpty)
+        var silent = ArtefactCorrector()
+        for value in rr { _ = silent.append(value) }
+        _ = silent.endRun()
+        #expect(silent.explained.isEmpty && silent.artefacts == corrector.artefacts)
+    }
+
     @Test func withoutCorrectionEverythingPassesThrough() {
         let rr = [800, 1600, 400, 400, .nan, -5, 0, 800] + Self.clean
         var corrector = ArtefactCorrector(correcting: false)
@@ -176,6 +205,23 @@ import Testing
         #expect(lag <= ArtefactCorrector.warmUpBeats + 2)
     }
 
+    /// Past the warm-up, the live output lags the input by three beats: a beat is decided once the
+    /// two RRs after it are in, then held one decision for a following ectopic partner. (A missed
+    /// beat held back is two NN intervals, so four may be held; an extra beat merged, two.)
+    @Test func liveOutputLagsThreeBeats() {
+        let rr = Self.dirtySeries(count: 1500, seed: 9)
+        var corrector = ArtefactCorrector()
+        var handedOut = 0
+        var lags: [Int] = []
+        for (index, value) in rr.enumerated() {
+            handedOut += corrector.append(value).count
+            if index >= ArtefactCorrector.warmUpBeats + 2 { lags.append(corrector.provisional.count) }
+        }
+        #expect(lags.filter { $0 == 3 }.count > lags.count * 9 / 10)
+        #expect(lags.allSatisfy { (2...4).contains($0) })
+        #expect(handedOut + corrector.provisional.count == HRV.correct(rr: rr).count)
+    }
+
     /// A run ends (a dropped link): what follows is corrected as a run of its own.
     @Test func runsAreIndependent() {
         let first = Self.dirtySeries(count: 400, seed: 5)
@@ -218,13 +264,14 @@ import Testing
 
     /// The paper's decision rule on textbook patterns (values already divided by the thresholds).
     @Test func verdicts() {
-        func verdict(_ d: Double, _ before: Double?, _ after: Double?, _ afterNext: Double?, m: Double = 0)
-            -> BeatVerdict
-        {
+        func verdict(
+            _ d: Double, _ before: Double?, _ after: Double?, _ afterNext: Double?, m: Double = 0,
+            second: Bool = false
+        ) -> BeatVerdict {
             BeatNeighbourhood(
                 difference: d, differenceBefore: before, differenceAfter: after,
                 differenceAfterNext: afterNext,
-                medianDeviation: m, aboveMedian: m > 0
+                medianDeviation: m, aboveMedian: m > 0, secondCandidate: second
             ).verdict
         }
         #expect(verdict(0.5, 0, -0.5, 0) == .normal)
@@ -234,9 +281,36 @@ import Testing
         #expect(verdict(8, 0, -8, 0, m: 2) == .long)
         // An extra detection: a fall, then a rise (equation 5).
         #expect(verdict(-6, 0, 1, 5, m: -2) == .short)
-        // A large deviation from the median alone.
-        #expect(verdict(0.2, 0, 0, 0, m: 4) == .long)
-        #expect(verdict(0.2, 0, 0, 0, m: -4) == .short)
+        // A large deviation from the median alone: looked at only in the paper's second
+        // candidate (the beat after a large difference), as in its Figure 1.
+        #expect(verdict(0.2, 0, 0, 0, m: 4) == .normal)
+        #expect(verdict(0.2, 0, 0, 0, m: 4, second: true) == .long)
+        #expect(verdict(0.2, 0, 0, 0, m: -4, second: true) == .short)
+    }
+
+    /// The evidence a verdict needs on top of the paper's rule (what keeps clean hearts clean).
+    @Test func confirmations() {
+        func confirmed(
+            _ verdict: BeatVerdict, d: Double, m: Double, before: Double? = nil, after: Double? = nil
+        ) -> BeatVerdict {
+            BeatNeighbourhood(
+                difference: d, differenceBefore: before, differenceAfter: after, differenceAfterNext: nil,
+                medianDeviation: m, aboveMedian: m > 0
+            ).confirmed(verdict)
+        }
+        // Three large differences in alternation: one beat out of place.
+        #expect(confirmed(.ectopic, d: 1.6, m: 0.5, before: -1.1, after: -1.2) == .ectopic)
+        #expect(confirmed(.ectopic, d: 1.6, m: 0.5, before: -0.9, after: -1.2) == .normal)
+        #expect(confirmed(.ectopic, d: 1.4, m: 0.5, before: -1.1, after: -1.2) == .normal)
+        #expect(confirmed(.ectopic, d: -1.6, m: -0.5, before: 1.1, after: 1.2) == .ectopic)
+        #expect(confirmed(.long, d: 1.6, m: 0.5, before: -1.1, after: -1.2) == .normal)
+        #expect(confirmed(.ectopic, d: 1.5, m: 1) == .normal)
+        #expect(confirmed(.ectopic, d: 2.1, m: 1) == .ectopic)
+        #expect(confirmed(.ectopic, d: -1.5, m: -2.6) == .ectopic)
+        #expect(confirmed(.long, d: 2.1, m: 1) == .normal)
+        #expect(confirmed(.long, d: 2.6, m: 1) == .long)
+        #expect(confirmed(.short, d: -1.2, m: -2.6) == .short)
+        #expect(confirmed(.normal, d: 9, m: 9) == .normal)
     }
 
     /// `clean`-like RR with an artefact of each kind every 40-ish beats and the odd unmeasurable

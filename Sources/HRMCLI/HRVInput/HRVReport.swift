@@ -27,19 +27,37 @@ struct HRVReport {
     }
 
     /// Each run corrected on its own, as the corrector's `endRun` would (ArtefactCorrectorTests);
-    /// `window` nil: one span over every beat.
-    static func analyse(_ runs: [[Double]], correcting: Bool, window: Double?, step: Double?)
-        throws(Shortfall) -> HRVReport
-    {
+    /// `window` nil: one span over every beat. `explaining`: each span lists the RR intervals
+    /// changed among its beats, numbered from 0 over all the runs.
+    static func analyse(
+        _ runs: [[Double]], correcting: Bool, window: Double?, step: Double?, explaining: Bool = false
+    ) throws(Shortfall) -> HRVReport {
         let intervals = runs.reduce(0) { $0 + $1.count }
         guard intervals > 0 else { throw .noIntervals }
-        let beats = runs.flatMap { HRV.correct(rr: $0, correcting: correcting) }
+        var beats: [NNInterval] = []
+        var artefacts: [Artefact] = []
+        var read = 0
+        for run in runs {
+            if explaining, correcting {
+                let (corrected, changed) = HRV.correctExplained(rr: run)
+                artefacts += changed.map {
+                    Artefact(index: $0.index + read, beat: $0.beat + beats.count, kind: $0.kind)
+                }
+                beats += corrected
+            } else {
+                beats += HRV.correct(rr: run, correcting: correcting)
+            }
+            read += run.count
+        }
         guard !beats.isEmpty else { throw .noBeats }
         let covered = beats.reduce(0) { $0 + $1.milliseconds } / 1000
+        let explained = explaining ? artefacts : nil
         guard let window else {
-            return HRVReport(intervals: intervals, covered: covered, spans: [HRVWindows.whole(beats)])
+            return HRVReport(
+                intervals: intervals, covered: covered, spans: [HRVWindows.whole(beats, explained: explained)]
+            )
         }
-        let spans = HRVWindows.windows(beats, window: window, step: step ?? window)
+        let spans = HRVWindows.windows(beats, window: window, step: step ?? window, explained: explained)
         guard !spans.isEmpty else { throw .shorterThanWindow(covered: covered, window: window) }
         return HRVReport(intervals: intervals, covered: covered, spans: spans)
     }

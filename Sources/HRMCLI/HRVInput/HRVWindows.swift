@@ -7,6 +7,8 @@ struct HRVSpan: Equatable {
     let start: Double
     let end: Double
     let metrics: HRVMetrics
+    /// The RR intervals changed among the span's beats, when asked for (`--explain`).
+    var explained: [Artefact]? = nil
 }
 
 /// `hrm hrv`'s windows over beat time: the cumulative NN time from the first beat, in seconds.
@@ -16,16 +18,21 @@ enum HRVWindows {
     /// beat that ends at 59999.99999999 ms by the sum of doubles.
     static let slack = 1e-6
 
-    /// One span over every beat.
-    static func whole(_ beats: [NNInterval]) -> HRVSpan {
+    /// One span over every beat, with `explained` as it is.
+    static func whole(_ beats: [NNInterval], explained: [Artefact]? = nil) -> HRVSpan {
         let metrics = HRV.metrics(of: beats)
-        return HRVSpan(start: 0, end: beats.reduce(0) { $0 + $1.milliseconds } / 1000, metrics: metrics)
+        return HRVSpan(
+            start: 0, end: beats.reduce(0) { $0 + $1.milliseconds } / 1000, metrics: metrics,
+            explained: explained)
     }
 
     /// Windows of `window` seconds starting every `step` seconds from 0, complete ones only: a
     /// window that would end after the last beat is not computed (its figures would cover less
-    /// time than the others'). Empty when the beats cover less than one window.
-    static func windows(_ beats: [NNInterval], window: Double, step: Double) -> [HRVSpan] {
+    /// time than the others'). Empty when the beats cover less than one window. Each span takes
+    /// the artefacts of `explained` that went into its beats.
+    static func windows(_ beats: [NNInterval], window: Double, step: Double, explained: [Artefact]? = nil)
+        -> [HRVSpan]
+    {
         var ends: [Double] = []
         ends.reserveCapacity(beats.count)
         var total = 0.0
@@ -44,7 +51,10 @@ enum HRVWindows {
             while first < ends.count, ends[first] <= start * 1000 + slack { first += 1 }
             var last = first
             while last < ends.count, ends[last] <= end * 1000 + slack { last += 1 }
-            spans.append(HRVSpan(start: start, end: end, metrics: HRV.metrics(of: beats[first..<last])))
+            spans.append(
+                HRVSpan(
+                    start: start, end: end, metrics: HRV.metrics(of: beats[first..<last]),
+                    explained: explained?.filter { (first..<last).contains($0.beat) }))
             index += 1
         }
         return spans

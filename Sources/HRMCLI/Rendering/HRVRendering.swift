@@ -16,6 +16,30 @@ enum HRVRendering {
         json.add("alpha1", rounded(metrics.alpha1))
     }
 
+    /// `artefacts_at`: the RR intervals changed (numbered from 0 in the input) by kind, in the
+    /// kinds' order: `{"missed":[150],"extra":[299,300],"ectopic":[],"long":[],"short":[]}`;
+    /// `removed` (unmeasurable RRs, which `hrm hrv`'s input cannot hold) only when there are any.
+    static func addArtefacts(_ artefacts: [Artefact], to json: inout JSONLine) {
+        var kinds = JSONLine()
+        for kind in ArtefactKind.allCases {
+            let indexes = artefacts.filter { $0.kind == kind }.map(\.index).sorted()
+            if kind == .removed, indexes.isEmpty { continue }
+            kinds.add(kind.rawValue, indexes)
+        }
+        json.add("artefacts_at", object: kinds)
+    }
+
+    /// `artefacts at RR: missed 150; extra 299 300; ectopic 450 451` (numbered from 0 in the
+    /// input), or `no artefacts`: `hrm hrv --explain`'s line under each result.
+    static func artefactsText(_ artefacts: [Artefact]) -> String {
+        let kinds = ArtefactKind.allCases.compactMap { kind -> String? in
+            let indexes = artefacts.filter { $0.kind == kind }.map(\.index).sorted()
+            guard !indexes.isEmpty else { return nil }
+            return kind.rawValue + " " + indexes.map(String.init).joined(separator: " ")
+        }
+        return kinds.isEmpty ? "no artefacts" : "artefacts at RR: " + kinds.joined(separator: "; ")
+    }
+
     /// `RMSSD 45.2 ms  SDNN 50.1 ms  pNN50 20.3 %  mean HR 64.2 bpm  alpha1 0.85  (60 beats, 1 artefact corrected)`
     static func text(_ metrics: HRVMetrics) -> String {
         var parts: [String] = []
