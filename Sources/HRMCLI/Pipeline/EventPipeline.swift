@@ -56,15 +56,6 @@ final class EventPipeline: Sendable {
         for sink in sinks { sink.afterSend() }
     }
 
-    /// As `send`. It once waited for a sink stuck under the lock (a write to a stdout nobody
-    /// reads) `limit` at most; no sink blocks under the lock any more, so it sends at once and
-    /// returns true. Kept for the session's last events.
-    @discardableResult
-    func send(_ event: MonitorEvent, waitingAtMost limit: Duration) -> Bool {
-        send(event)
-        return true
-    }
-
     private static func run(
         _ event: MonitorEvent, from index: Int, _ processors: [any EventProcessor], _ sinks: [any EventSink]
     ) {

@@ -203,8 +203,7 @@ struct WatchSession: Sendable {
                         code: EventErrorCode(.disconnected),
                         message:
                             "the link to \(device ?? "the strap") dropped and --no-reconnect was given: not reconnecting",
-                        hex: nil)),
-                waitingAtMost: .seconds(2))
+                        hex: nil)))
             _ = stopped(nil)
             return 1
         case .failed(let error, let device):
@@ -214,11 +213,10 @@ struct WatchSession: Sendable {
         }
     }
 
-    /// The last status: sent even when the session ends with a sink stuck, 2 s at most.
+    /// The last status. (No output can hold it up: none blocks under the pipeline's lock.)
     private func stopped(_ device: String?) -> Int32 {
         pipeline.send(
-            MonitorEvent(device: device, kind: .status(.stopped, detail: counter.summary)),
-            waitingAtMost: .seconds(2))
+            MonitorEvent(device: device, kind: .status(.stopped, detail: counter.summary)))
         return 0
     }
 
@@ -227,8 +225,8 @@ struct WatchSession: Sendable {
     private func fail(_ error: BlueZError) -> Int32 {
         pipeline.send(
             MonitorEvent(
-                device: nil, kind: .error(code: EventErrorCode(error.code), message: error.message, hex: nil)),
-            waitingAtMost: .seconds(2))
+                device: nil, kind: .error(code: EventErrorCode(error.code), message: error.message, hex: nil))
+        )
         if let hint = Failure.hint(error) { StandardOutput.diagnostic("  hint: \(hint)") }
         return Failure.exitStatus(error)
     }
