@@ -21,6 +21,9 @@ final class StdoutSink: EventSink {
         /// stderr lines of `receive`, written by `afterSend` outside the pipeline's lock (without
         /// a live display; with one they queue in order with stdout's bytes).
         var diagnostics: [String] = []
+        /// Malformed notifications said once per strap and kind; the later ones counted, and
+        /// said as a count before the final status. In the order they first came.
+        var repeated: [(key: String, message: String, count: Int)] = []
     }
 
     private let state: Mutex<State>
@@ -106,11 +109,28 @@ final class StdoutSink: EventSink {
     /// Renders `event` into the queue for stdout; the write comes in `afterSend`.
     func receive(_ event: MonitorEvent) {
         var message: String? = nil
-        if case .error(_, let text, let hex) = event.kind, format != .json || hex == nil {
+        var malformed: String? = nil
+        if case .error(let code, let text, let hex) = event.kind, format != .json || hex == nil {
             let shown = TerminalText.sanitised(text, limit: TerminalText.messageLimit)
             message = "hrm \(command): \(shown)" + (hex.map { " (\($0))" } ?? "")
+            // A strap sending bad frames sends many: one line, not one per frame.
+            if hex != nil { malformed = "\(event.device ?? "")|\(code.rawValue)" }
         }
         let open = state.withLock { state -> Bool in
+            if let key = malformed, let index = state.repeated.firstIndex(where: { $0.key == key }) {
+                state.repeated[index].count += 1
+                message = nil
+            } else if let key = malformed, let message {
+                state.repeated.append((key, message, 0))
+            }
+            if case .status(.stopped, _) = event.kind {
+                for entry in state.repeated where entry.count > 0 {
+                    let count = entry.count
+                    let line = "\(entry.message) (repeated \(count) more time\(count == 1 ? "" : "s"))"
+                    if !live || !queue(line, &state) { state.diagnostics.append(line) }
+                }
+                state.repeated = []
+            }
             if let message, !live || !queue(message, &state) { state.diagnostics.append(message) }
             // The renderers end their lines themselves (a live line has none).
             guard let text = state.renderer.render(event) else { return !output.closed }

@@ -14,6 +14,9 @@ struct LiveRenderer: EventRenderer {
     private var hrv: HRVMetrics? = nil
     private var battery: Int? = nil
     private var hasLiveLine = false
+    /// Malformed notifications so far: counted on the live line (stderr says the first of each
+    /// kind only).
+    private var malformed = 0
     /// Each field's column width so far, by name: a field that has been shown keeps its place
     /// (blank when a frame has no value for it) and never narrows, so that the fields after it
     /// do not jump sideways four times a second.
@@ -53,6 +56,9 @@ struct LiveRenderer: EventRenderer {
         case .status(let state, let detail):
             if state != .connected { latest = nil }
             return scroll(paint("-- \(WatchText.status(state, detail))", dim: true))
+        case .error(_, _, let hex) where hex != nil:
+            malformed += 1
+            return redraw()
         case .device, .error:
             return nil
         }
@@ -115,6 +121,9 @@ struct LiveRenderer: EventRenderer {
         let now = history.last?.time ?? 0
         fields.append(("sparkline", Sparkline.lastMinute(history, now: now), nil, 3))
         fields.append(("battery", battery.map { "battery \($0) %" }, (battery ?? 100) <= 15 ? "33" : nil, 2))
+        fields.append(
+            ("malformed", malformed > 0 ? "\(malformed) bad frame\(malformed == 1 ? "" : "s")" : nil, "33", 1)
+        )
         var parts: [(text: String, code: String?, drop: Int)] = []
         for field in fields {
             guard field.text != nil || widths[field.name] != nil else { continue }
