@@ -191,6 +191,7 @@ final class BatchingSink: SlowEventSink {
         let queued = QueuedSink(
             sink, capacity: 10, policy: .dropOldest, gather: .milliseconds(50), clock: clock,
             trouble: { _ in })
+        queued.start()
         var flushes = sink.flushes.makeAsyncIterator()
         // An event that finds the task busy is taken without a gather: start from a waiting task.
         #expect(await Self.until { queued.idle })

@@ -94,6 +94,7 @@ import Testing
             sink,
             OutputQueue(capacity: 1, policy: .dropOldest, droppedCode: .alertCommandFailed) { "\($0) lost" },
             report: { reported.continuation.yield($0) })
+        queued.start()
         for bpm in 0..<4 { queued.receive(measurement(UInt8(bpm))) }
         sink.release()
         var iterator = reported.stream.makeAsyncIterator()
@@ -136,4 +137,34 @@ import Testing
 /// The names of the outputs opened, in order.
 final class Opened: Sendable {
     let names = Mutex<[String]>([])
+}
+
+/// A queued output's task is the session's: started by the session (`start`), never by the
+/// initialiser, and finished by it (#28 item 5).
+@Suite struct QueuedSinkOwnershipTests {
+    @Test func nothingIsWrittenUntilTheSessionStartsIt() async {
+        let sink = StalledSink()
+        sink.release()
+        let queued = QueuedSink(sink, capacity: 8, policy: .dropOldest) { _ in }
+        queued.receive(measurement(70))
+        // Not started: the event waits in the queue, and no task of the sink's is waiting either.
+        #expect(!queued.idle)
+        #expect(sink.written.isEmpty)
+        let pipeline = EventPipeline(processors: [], sinks: [queued])
+        pipeline.start()
+        pipeline.send(measurement(71))
+        await pipeline.finish()
+        #expect(sink.written.count == 2)
+        #expect(sink.closed)
+    }
+
+    @Test func finishWithoutAStartStillClosesTheSink() async {
+        let sink = StalledSink()
+        sink.release()
+        let queued = QueuedSink(sink, capacity: 8, policy: .dropOldest) { _ in }
+        queued.receive(measurement(70))
+        await queued.finish(timeout: .seconds(30))
+        #expect(sink.written.count == 1)
+        #expect(sink.closed)
+    }
 }

@@ -188,6 +188,7 @@ func bpm(_ event: MonitorEvent) -> Int? {
         let stalled = StalledSink()
         let troubles = TroubleLog()
         let queued = QueuedSink(stalled, capacity: 100, policy: .dropOldest, trouble: troubles.record)
+        queued.start()
         let direct = CollectingSink()
         let pipeline = EventPipeline(processors: [], sinks: [queued, direct])
         for i in 0..<10_000 { pipeline.send(measurement(UInt8(i % 200))) }
@@ -212,6 +213,7 @@ func bpm(_ event: MonitorEvent) -> Int? {
         let clock = ManualClock()
         let stalled = StalledSink()
         let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest, clock: clock) { _ in }
+        queued.start()
         queued.receive(measurement(70))
         let finishing = Task { await queued.finish(timeout: .seconds(20)) }
         finishing.cancel()
@@ -230,6 +232,7 @@ func bpm(_ event: MonitorEvent) -> Int? {
         let stalled = StalledSink()
         let troubles = TroubleLog()
         let queued = QueuedSink(stalled, capacity: 10, policy: .dropSink, trouble: troubles.record)
+        queued.start()
         let pipeline = EventPipeline(processors: [], sinks: [queued])
         for i in 0..<50 { pipeline.send(measurement(UInt8(i))) }
         stalled.release()
@@ -242,6 +245,7 @@ func bpm(_ event: MonitorEvent) -> Int? {
     @Test func aFailingSinkIsReportedOnceAndTheRestGoesOn() async {
         let troubles = TroubleLog()
         let queued = QueuedSink(FailingSink(), capacity: 10, policy: .dropOldest, trouble: troubles.record)
+        queued.start()
         let direct = CollectingSink()
         let pipeline = EventPipeline(processors: [], sinks: [queued, direct])
         pipeline.send(measurement(60))
@@ -257,6 +261,7 @@ func bpm(_ event: MonitorEvent) -> Int? {
         let clock = ManualClock()
         let stalled = StalledSink()
         let queued = QueuedSink(stalled, capacity: 10, policy: .dropOldest, clock: clock, trouble: { _ in })
+        queued.start()
         queued.receive(measurement(60))
         let finishing = Task { await queued.finish(timeout: .seconds(5)) }
         #expect(await clock.sleepers(1))

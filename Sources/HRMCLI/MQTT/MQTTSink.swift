@@ -43,9 +43,7 @@ final class MQTTSink: EventSink {
             await client.close(within: .zero)
             throw error
         }
-        let sink = MQTTSink(settings: settings, client: client, command: command, report: report)
-        sink.start()
-        return sink
+        return MQTTSink(settings: settings, client: client, command: command, report: report)
     }
 
     private init(
@@ -63,7 +61,9 @@ final class MQTTSink: EventSink {
 
     private var topics: MQTTTopics { settings.topics }
 
-    private func start() {
+    /// The session begins: `online`, Home Assistant's birth topic, and the task that follows
+    /// the connection (owned here until `finish`, which ends and awaits it).
+    func start() {
         client.publish(MQTTMessage(topic: topics.status, text: "online", retain: true))
         if let discovery { client.subscribe(discovery.birthTopic) }
         let task = Task { [self] in
@@ -194,6 +194,9 @@ final class MQTTSink: EventSink {
                 "hrm \(command): mqtt: \(left) message\(left == 1 ? "" : "s") could not be sent to \(settings.url) before exiting"
             )
         }
-        watcher.withLock { $0 }?.cancel()
+        // The client's events ended with close(): the watcher ends with them.
+        let task = watcher.withLock { $0 }
+        task?.cancel()
+        await task?.value
     }
 }

@@ -43,6 +43,11 @@ final class QueuedSink: EventSink {
     private let policy: Policy
     /// Finishes when the sink's task is done.
     private let done: AsyncStream<Void>
+    /// The sink's task: started by `start` (the session's), awaited by `finish`, cancelled when
+    /// it is still stuck after finish's timeout.
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    /// What the task does: drains the queue into the sink, then closes it.
+    private let work: @Sendable () async -> Void
     /// What `gather` and `finish`'s timeout wait on: a test's clock, or the continuous one.
     private let clock: any Clock<Duration>
 
@@ -60,10 +65,17 @@ final class QueuedSink: EventSink {
         self.clock = clock
         let (done, finished) = AsyncStream.makeStream(of: Void.self)
         self.done = done
-        Task { [queue] in
+        work = { [queue] in
             await queue.drain(into: sink, gather: gather, clock: clock, trouble)
             await sink.close()
             finished.finish()
+        }
+    }
+
+    /// Starts the sink's task (once); events received before wait in the queue.
+    func start() {
+        task.withLock { task in
+            if task == nil { task = Task(operation: work) }
         }
     }
 
@@ -97,6 +109,8 @@ final class QueuedSink: EventSink {
     /// Ends the queue and waits, for `timeout` at most, until the sink has written what was
     /// waiting and closed. A sink still stuck after that is left to itself.
     func finish(timeout: Duration) async {
+        // A session that ended before it started (a failure at once) still closes the sink.
+        start()
         let waiting = queue.state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.ended = true
             return state.wake()
@@ -113,6 +127,8 @@ final class QueuedSink: EventSink {
                 group.cancelAll()
             }
         }.value
+        // Still stuck: told to stop, and left (hrm's exit must not wait on a stuck disk).
+        task.withLock { $0 }?.cancel()
     }
 
 }

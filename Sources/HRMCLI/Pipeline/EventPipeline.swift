@@ -17,6 +17,10 @@ protocol EventProcessor: AnyObject {
 /// which does the work on a task of its own; stdout queues its bytes and writes them in
 /// `afterSend`, once the lock is released.
 protocol EventSink: Sendable {
+    /// The session begins (before any event): a sink with work of its own starts it here, never
+    /// in its initialiser, so that the session owns it from start to `finish`. Nothing by
+    /// default.
+    func start()
     func receive(_ event: MonitorEvent)
     /// Called after every `send`, once the pipeline's lock is released, on the sender's thread
     /// (which may be the strap's notification reader or a task of Swift's pool): the place for
@@ -27,6 +31,7 @@ protocol EventSink: Sendable {
 }
 
 extension EventSink {
+    func start() {}
     func afterSend() {}
 }
 
@@ -64,6 +69,12 @@ final class EventPipeline: Sendable {
             return
         }
         processors[index].process(event) { run($0, from: index + 1, processors, sinks) }
+    }
+
+    /// Starts every sink's own work (a queued output's task, the display's header), in order:
+    /// before the first event.
+    func start() {
+        for sink in sinks { sink.start() }
     }
 
     /// Lets every sink finish its work, in order.

@@ -114,7 +114,9 @@ struct WatchSession: Sendable {
     /// not kept).
     func run() async -> Int32 {
         await stop.run {
-            outputs.display?.start()
+            // Every output's own work (a queued output's task, MQTT's watcher, the display's
+            // header) starts here, in the session's hands until `finish`.
+            pipeline.start()
             let timer = options.limits.timer(from: .now, stop)
             defer { timer?.cancel() }
             let ending: Ending
