@@ -1,3 +1,4 @@
+import BrokerSupport
 import Foundation
 import Testing
 
@@ -170,7 +171,7 @@ import Testing
 
     /// Until `condition` holds (a generous deadline only proves "not hung").
     static func until(_ condition: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + Patience.long
         while ContinuousClock.now < deadline {
             if await condition() { return true }
             try? await Task.sleep(for: .milliseconds(2))
