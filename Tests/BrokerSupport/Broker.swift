@@ -220,13 +220,19 @@ public func withBroker(
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes.
 public func eventually(within timeout: Duration = Patience.long, _ condition: () -> Bool) async -> Bool {
+    await eventually(within: timeout) { () async -> Bool in condition() }
+}
+
+/// As `eventually`, for a condition that asks an actor (a log kept by one).
+public func eventually(within timeout: Duration = Patience.long, _ condition: () async -> Bool) async -> Bool
+{
     let clock = ContinuousClock()
     let end = clock.now + timeout
     while clock.now < end {
-        if condition() { return true }
+        if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(20))
     }
-    return condition()
+    return await condition()
 }
 
 /// A mosquitto broker of the test's own: its config in a temporary directory, listening on

@@ -202,12 +202,7 @@ let sleepsStarted = Mutex<Set<UInt32>>([])
 
 /// Until the echo server has begun a Sleep of `ms` (30 s at most: only proves "not hung").
 func untilSleeping(_ ms: UInt32) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-        if sleepsStarted.withLock({ $0.contains(ms) }) { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return false
+    await eventually { sleepsStarted.withLock { $0.contains(ms) } }
 }
 
 /// An echo interface: Echo returns its arguments unchanged, whatever they are.

@@ -1,3 +1,4 @@
+import BrokerSupport
 import ClockSupport
 import Synchronization
 import Testing
@@ -175,14 +176,9 @@ final class BatchingSink: SlowEventSink {
 /// QueuedSink's `gather`: once an event wakes the sink's task, it waits that long for more and
 /// writes them as one batch.
 @Suite(.timeLimit(.minutes(1))) struct QueuedSinkGatherTests {
-    /// Until `condition` holds (a generous deadline only proves "not hung").
+    /// Until `condition` holds (BrokerSupport's deadline only proves "not hung").
     static func until(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return false
+        await eventually(condition)
     }
 
     @Test func eventsWithinTheGatherAreOneBatch() async {

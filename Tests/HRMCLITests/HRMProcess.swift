@@ -1,3 +1,4 @@
+import BrokerSupport
 import Foundation
 import Synchronization
 
@@ -130,11 +131,6 @@ final class Steering: Sendable {
 
     /// Until what hrm printed satisfies `condition` (a generous deadline only proves "not hung").
     func until(within limit: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition(stdout) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition(stdout)
+        await eventually(within: limit) { condition(stdout) }
     }
 }

@@ -169,14 +169,9 @@ import Testing
         func open() { continuation.yield() }
     }
 
-    /// Until `condition` holds (a generous deadline only proves "not hung").
+    /// Until `condition` holds (BrokerSupport's deadline only proves "not hung").
     static func until(_ condition: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + Patience.long
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return false
+        await eventually(condition)
     }
 
     /// A gate whose turn a first strap has taken ("1 in" logged) and holds until `hold.open()`;
