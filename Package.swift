@@ -83,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "hrm-serve",
             dependencies: [
-                "HRMCLI",
+                "HRMCLI", "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

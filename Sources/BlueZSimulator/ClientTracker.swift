@@ -1,4 +1,5 @@
 import Synchronization
+import Threads
 
 /// Which clients have called the simulator and are still on the bus, and how many calls are still
 /// being handled: so that hrm-sim, once its command has exited, can let what the command sent just
@@ -12,16 +13,13 @@ final class ClientTracker: Sendable {
     private struct State {
         var present: Set<String> = []
         var running = 0
-        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
+        var waiters = Waiters()
 
         var settled: Bool { present.isEmpty && running == 0 }
 
         /// Those waiting, once settled.
         mutating func wake() -> [CheckedContinuation<Void, Never>] {
-            guard settled else { return [] }
-            defer { waiting = [:] }
-            return Array(waiting.values)
+            settled ? waiters.takeAll() : []
         }
     }
     private let state = Mutex(State())
@@ -56,21 +54,6 @@ final class ClientTracker: Sendable {
     /// or at once when cancelled (the caller's bound on the wait, `Simulator.settle`: a bus that
     /// died never says the caller left).
     func waitUntilSettled() async {
-        let id = state.withLock { state -> Int in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.settled || Task.isCancelled { return true }
-                    state.waiting[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
-        }
+        await state.wait(in: \.waiters) { $0.settled }
     }
 }

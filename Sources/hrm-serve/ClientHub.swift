@@ -1,6 +1,7 @@
 import HRMCLI
 import NIOCore
 import Synchronization
+import Threads
 
 /// Every feed client, counted against `--max-clients`: they join and leave here, a ticker drops
 /// those whose writes wait too long and keeps idle SSE streams alive, and they are closed together
@@ -25,15 +26,12 @@ final class ClientHub: Sendable {
         var closed = false
         var lastRefusalLogged: [String: ContinuousClock.Instant] = [:]
         var lastKeepAlive = ContinuousClock.now
-        /// Waiting for the last client to go (`waitUntilEmpty`), by id.
-        var emptyWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
+        /// Waiting for the last client to go (`waitUntilEmpty`).
+        var emptyWaiters = Waiters()
 
         /// The waiters to wake when no client is left.
         mutating func wakeIfEmpty() -> [CheckedContinuation<Void, Never>] {
-            guard clients.isEmpty else { return [] }
-            defer { emptyWaiters = [:] }
-            return Array(emptyWaiters.values)
+            clients.isEmpty ? emptyWaiters.takeAll() : []
         }
     }
     private let state = Mutex(State())
@@ -139,22 +137,7 @@ final class ClientHub: Sendable {
 
     /// Returns once no client is left, or at once when cancelled.
     private func emptied() async {
-        let id = state.withLock { state -> Int in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.clients.isEmpty || Task.isCancelled { return true }
-                    state.emptyWaiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.emptyWaiters.removeValue(forKey: id) }?.resume()
-        }
+        await state.wait(in: \.emptyWaiters) { $0.clients.isEmpty }
     }
 
     /// Drops clients whose write has waited too long; queues a keep-alive for SSE clients now and
