@@ -64,11 +64,23 @@ let package = Package(
         // --on-alert.
         .target(name: "Spawn", dependencies: ["Threads", "CThreadShims"], swiftSettings: strict),
 
+        // The monitoring core, what a GUI or another program would embed: the event model and
+        // its JSON form, the watch session (finding straps, supervising connections), the
+        // pipeline of processors and the output contract. No command line, no terminal.
+        .target(
+            name: "Monitor",
+            dependencies: [
+                "BlueZ", "HeartRate", "HRV", "Threads", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // The command-line interface: commands, input parsing and rendering.
         .target(
             name: "HRMCLI",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn", "MQTT", "CTOMLShims", "Threads",
+                "Monitor", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn", "MQTT", "CTOMLShims",
+                "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -128,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
-                "HRMCLI", "HeartRate", "HRV", "InputFiles", "BrokerSupport", "ClockSupport", "Threads",
+                "HRMCLI", "Monitor", "HeartRate", "HRV", "InputFiles", "BrokerSupport", "ClockSupport",
+                "Threads",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// The root command: `hrm <subcommand>`.
 public struct HRM: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// What tasks log, in the order they logged it.
 final class Entries<Entry: Sendable>: Sendable {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm wach` names the nearest command (#26 item 13); commands and options are left alone.
 @Suite struct CommandSuggestionTests {

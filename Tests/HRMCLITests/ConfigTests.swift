@@ -2,6 +2,7 @@ import ArgumentParser
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// The config file: reading (TOMLKit), checking with the line of each mistake, and merging under
 /// the command line.
@@ -356,4 +357,10 @@ extension WatchOptions {
     fileprivate var mqtt: MQTTSettings? {
         outputs.lazy.compactMap { $0 as? MQTTOutput }.first?.settings
     }
+
+    /// The display's format, when the display is stdout's.
+    fileprivate var format: OutputFormat? { (display as? StdoutOutput)?.format }
+
+    /// The display's colour choice, when the display is stdout's.
+    fileprivate var colour: ColorChoice? { (display as? StdoutOutput)?.colour }
 }

@@ -3,6 +3,7 @@ import HRV
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm hrv` run as a built binary, on files and standard input.
 @Suite struct HRVCommandBinaryTests {

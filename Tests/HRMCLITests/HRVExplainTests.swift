@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm hrv --explain`: which RR intervals the correction changed, by kind, exactly as printed;
 /// without it, every line as before.

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// The log handler's lines and the choice of level (`-v`, `HRM_LOG`), in process.
 @Suite struct LogHandlerTests {

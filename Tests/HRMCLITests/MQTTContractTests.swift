@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// The topic contract, Home Assistant's configs and `hrm team`'s board, without a broker (the
 /// broker tests are in MQTTBinaryTests).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// Issue #10, messages that mislead: what hrm says when something goes wrong must say what.
 @Suite struct MessageBinaryTests {

@@ -3,6 +3,7 @@ import HeartRate
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 @Suite struct MonitorEventTests {
     let time = Timestamp(millisecondsSinceEpoch: 1_795_335_429_123)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 @Suite struct OptionTests {
     @Test(arguments: [

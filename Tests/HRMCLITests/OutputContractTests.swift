@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// The output contract: outputs opened in the order asked for, put in the contract's order
 /// (queued, immediate, display), a failure to open ending it, verdicts read at the end, and the
@@ -53,7 +54,7 @@ import Testing
         #expect((outputs.sinks[1] as? CollectingSink) === first)
         #expect((outputs.sinks[2] as? CollectingSink) === second)
         #expect((outputs.sinks[3] as? StdoutSink) === display)
-        #expect(outputs.display === display)
+        #expect((outputs.display as? StdoutSink) === display)
         if let queued = outputs.sinks[0] as? QueuedSink { await queued.finish(timeout: .zero) }
     }
 

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// Collects what reaches it, in order (a sink that does its work at once, as stdout does).
 final class CollectingSink: EventSink {

@@ -2,6 +2,7 @@ import HRV
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm hrv`'s input, line by line: every form, and every way a line can be wrong.
 @Suite struct RRInputParserTests {

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm serve`'s feed without a server: what a client that comes in the middle gets first, what
 /// every client gets after, /api/current; and the serving options.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// Files of several straps (a recording of `watch --all`, `watch --json`/`--csv` of two straps)
 /// read by `hrm hrv`, `hrm export` and `hrm sessions`, the built binary: each strap reads as its

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `$XDG_STATE_HOME/hrm` holding something other than hrm's own regular files: hrm must neither
 /// hang, nor follow a planted symlink, nor leave its temporary behind.

@@ -4,6 +4,7 @@ import Testing
 import Threads
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// A pipe whose buffer is full, as when the reader of hrm's stdout stops reading: the next write
 /// to `writing` blocks until `read` takes something.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 @Suite struct BackoffTests {
     @Test func doublesFromHalfASecondUpToFive() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 @Suite struct TCXWriterTests {
     /// 2026-11-23T15:42:01.123Z.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm team` forgets hosts that are gone (#26 item 12): the table leaves out a host offline for
 /// `--hide-offline-after`, and `--forget HOST` clears what the broker keeps for it.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 @Suite struct TimestampTests {
     @Test func rfc3339WithMilliseconds() {

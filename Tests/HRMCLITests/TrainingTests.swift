@@ -3,6 +3,7 @@ import HeartRate
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// Zones, alerts and the session summary, as values and as pipeline processors.
 @Suite struct TrainingTests {

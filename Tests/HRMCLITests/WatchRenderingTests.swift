@@ -3,6 +3,7 @@ import HeartRate
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 @Suite struct WatchRenderingTests {
     let address = "D2:4B:7E:10:20:30"

@@ -3,6 +3,7 @@ import HeartRate
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm watch`, the built binary, against hrm-sim's scenarios: choosing a strap, Bluetooth being
 /// unavailable, routine connect failures, drops in both GATT cache modes, energy reset while

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm watch DEVICE DEVICE...` and `--all`, the built binary under hrm-sim.
 @Suite struct WatchSeveralStrapsTests {

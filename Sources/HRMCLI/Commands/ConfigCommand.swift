@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// `hrm config`: where the config file is, and what hrm reads in it.
 public struct ConfigCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import InputFiles
+import Monitor
 
 #if canImport(Glibc)
     import Glibc
@@ -152,16 +153,5 @@ private struct DecodeRun {
                 )
             }
         }
-    }
-}
-
-extension String {
-    /// The string without leading and trailing white space (no Foundation needed).
-    var trimmingSpaces: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return "" }
-        return String(scalars[first...last])
     }
 }

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import FIT
 import InputFiles
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

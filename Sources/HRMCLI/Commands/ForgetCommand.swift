@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// `hrm forget`: stop remembering the last device watched.
 public struct ForgetCommand: ParsableCommand {

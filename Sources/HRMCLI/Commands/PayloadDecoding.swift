@@ -1,5 +1,6 @@
 public import ArgumentParser
 import HeartRate
+import Monitor
 
 /// The characteristics `hrm decode` understands.
 public enum DecodableCharacteristic: String, CaseIterable, Sendable, ExpressibleByArgument {

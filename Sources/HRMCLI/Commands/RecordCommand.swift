@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// `hrm record`: `hrm watch` that records the session into the sessions folder.
 public struct RecordCommand: AsyncParsableCommand {

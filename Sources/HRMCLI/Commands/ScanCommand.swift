@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BlueZ
+public import Monitor
 import Threads
 
 /// `hrm scan`: lists heart-rate monitors as they are found.

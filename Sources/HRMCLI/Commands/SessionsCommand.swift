@@ -1,5 +1,6 @@
 public import ArgumentParser
 import InputFiles
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

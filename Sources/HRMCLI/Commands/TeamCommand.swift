@@ -1,5 +1,6 @@
 public import ArgumentParser
 import MQTT
+public import Monitor
 import Threads
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// `hrm watch`: live heart rate from one strap or several, reconnecting by itself after a drop.
 public struct WatchCommand: AsyncParsableCommand {

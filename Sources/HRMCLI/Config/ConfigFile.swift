@@ -1,4 +1,5 @@
 import MQTT
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 // The config file's settings go into the parsed options here, and only here: each option the
 // command line left out takes the file's value. A group of options that only make sense

@@ -1,4 +1,5 @@
 import MQTT
+import Monitor
 
 /// `hrm config`: the settings the file gives, written back as TOML in the schema's order (what
 /// hrm understood, after checking), a password hidden.

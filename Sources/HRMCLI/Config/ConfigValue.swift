@@ -1,3 +1,5 @@
+import Monitor
+
 /// A value of the config file, as TOML gave it: plain Swift values, so that reading the settings
 /// out of it needs no TOML library and can be tested without one.
 indirect enum ConfigValue: Sendable, Equatable {

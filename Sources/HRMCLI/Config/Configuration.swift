@@ -1,4 +1,5 @@
 import MQTT
+import Monitor
 
 /// The defaults a user keeps in the config file (`$XDG_CONFIG_HOME/hrm/config.toml`), checked:
 /// every value here is one its option would take. Nil: the file does not say. The command line

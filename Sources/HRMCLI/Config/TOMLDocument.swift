@@ -1,4 +1,5 @@
 import CTOMLShims
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

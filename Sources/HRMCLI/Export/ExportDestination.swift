@@ -1,4 +1,5 @@
 import InputFiles
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import HeartRate
+import Monitor
 
 /// A recording read back (format 1): what the exports are made of. The raw payloads are the
 /// truth: measurements are decoded again from their `hex`.

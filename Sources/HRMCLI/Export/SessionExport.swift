@@ -1,5 +1,6 @@
 import FIT
 import HeartRate
+import Monitor
 
 /// A recorded session in the forms other programs import.
 enum SessionExport {

@@ -1,3 +1,5 @@
+import Monitor
+
 /// One heart-rate session as a TCX activity: what `TCXWriter` needs, nothing it has to compute.
 struct TCXActivity: Sendable, Equatable {
     /// One second of connected time.

@@ -1,4 +1,5 @@
 import HRV
+import Monitor
 
 /// What `hrm hrv` prints for one series of runs (the whole input, or one strap's lines): the
 /// figures over all of it or per `--window`.

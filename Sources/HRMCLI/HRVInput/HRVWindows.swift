@@ -1,4 +1,5 @@
 import HRV
+import Monitor
 
 /// The metrics over one stretch of beats: the whole input, or one `--window`.
 struct HRVSpan: Equatable {

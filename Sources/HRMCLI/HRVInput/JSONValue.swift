@@ -1,3 +1,5 @@
+import Monitor
+
 /// A JSON value, as `hrm hrv` reads the JSON lines `hrm watch --json` wrote.
 ///
 /// HRMCLI does without Foundation (it would triple hrm's resident memory), so this is a small,

@@ -1,4 +1,5 @@
 import HeartRate
+import Monitor
 
 /// What one line of `hrm hrv`'s input gives.
 enum RRLine: Equatable {

@@ -1,3 +1,5 @@
+import Monitor
+
 /// RR intervals in runs: a run ends at a gap and at the end of a source, so that no successive
 /// difference spans either.
 struct RRRuns: Equatable {

@@ -1,4 +1,5 @@
 import MQTT
+import Monitor
 
 /// `--mqtt URL`: the session published to a broker. It connects before the strap is touched, so
 /// that bad credentials or a broker away are a clear error now (77, 69) rather than silence later;

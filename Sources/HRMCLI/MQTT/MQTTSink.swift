@@ -1,4 +1,5 @@
 import MQTT
+import Monitor
 import Synchronization
 
 /// Publishes a session to an MQTT broker (the topic contract is `MQTTTopics`).

@@ -1,3 +1,5 @@
+import Monitor
+
 /// The topic contract (README, "MQTT"): every topic hrm publishes, in one place.
 ///
 ///     hrm/<id>/status                 online / offline (retained; offline is the last will)

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import BlueZ
+public import Monitor
 
 /// Which adapter to use, and whether hrm may power it on: every command that talks to Bluetooth
 /// has these, so the hint "run hrm with --power-on" is true wherever it is given.
@@ -23,10 +24,7 @@ public struct SearchOptions: ParsableArguments, Sendable {
         transform: Seconds.parsing)
     public var scanTimeout: Seconds?
 
-    static let defaultScanTimeout: Seconds = {
-        guard let ten = try? Seconds(10) else { preconditionFailure("10 s is a valid time") }
-        return ten
-    }()
+    static let defaultScanTimeout = AdapterChoice.defaultScanTimeout
 
     public init() {}
 
@@ -39,20 +37,12 @@ public struct SearchOptions: ParsableArguments, Sendable {
 }
 
 extension AdapterOptions {
+    /// The choice as the monitoring core takes it.
+    var choice: AdapterChoice { AdapterChoice(adapter: adapter, powerOn: powerOn) }
+
     /// The adapter chosen (`name`, else `--adapter`, else the first powered one), powered on
     /// when it is off and `--power-on` allows it.
     func usableAdapter(_ client: BlueZClient, named name: String? = nil) async throws(BlueZError) -> Adapter {
-        let chosen = try await client.selectAdapter(name ?? adapter)
-        if chosen.powered { return chosen }
-        // --power-on cannot help: say what can.
-        if chosen.blocked {
-            throw BlueZError(
-                .adapterBlocked,
-                "the adapter \(chosen.name) is blocked through rfkill (Bluetooth switched off)")
-        }
-        guard powerOn else {
-            throw BlueZError(.adapterPoweredOff, "the adapter \(chosen.name) is powered off")
-        }
-        return try await client.powerOn(chosen)
+        try await choice.usableAdapter(client, named: name)
     }
 }

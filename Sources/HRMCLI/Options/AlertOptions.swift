@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// `--alert-above`, `--alert-below` and `--on-alert`.
 public struct AlertOptions: ParsableArguments, Sendable {

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

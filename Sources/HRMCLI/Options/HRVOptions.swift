@@ -1,4 +1,5 @@
 public import ArgumentParser
+public import Monitor
 
 /// `--hrv-every`, `--hrv-window` and `--no-correction`: live HRV in `watch`.
 public struct HRVOptions: ParsableArguments, Sendable {

@@ -1,4 +1,5 @@
 public import ArgumentParser
+public import Monitor
 
 /// `--count` and `--duration`: when `watch` stops by itself.
 ///

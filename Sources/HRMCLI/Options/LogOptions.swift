@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// `-v`/`--verbose`: what hrm does on the bus, and why, logged to stderr for a bug report. The
 /// commands that touch Bluetooth have it: scan, watch, record, reset-energy, serve.

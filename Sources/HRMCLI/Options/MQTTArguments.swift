@@ -1,5 +1,6 @@
 public import ArgumentParser
 import MQTT
+import Monitor
 
 /// `--mqtt URL` and what goes with it: where watch publishes, under which names.
 public struct MQTTArguments: ParsableArguments, Sendable {

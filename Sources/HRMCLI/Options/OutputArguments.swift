@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// An output's options on the command line: the group `hrm watch`, `record` and `serve` parse
 /// for it, and what it takes from the config file.

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// How a command prints its results.
 public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import MQTT
+public import Monitor
 
 /// `hrm serve`'s own options: where it listens and whom it lets in.
 public struct ServeArguments: ParsableArguments, Sendable {

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// What `watch` and `record` share: the strap, the output, when to stop, Bluetooth, HRV, zones
 /// and alerts.
@@ -55,10 +56,11 @@ public struct WatchArguments: ParsableArguments, Sendable {
     func options(command: String, recording: RecordingChoice?) -> WatchOptions {
         WatchOptions(
             command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
-            format: output.chosen, colour: output.chosenColor, limits: limits.runLimits,
-            bluetooth: bluetooth, reconnect: !noReconnect, scanTimeout: search.chosenScanTimeout,
-            hrv: hrv.settings,
+            limits: limits.runLimits, bluetooth: bluetooth.choice, reconnect: !noReconnect,
+            scanTimeout: search.chosenScanTimeout, hrv: hrv.settings,
             zones: zones.chosen, alertAbove: outputs.alerts.alertAbove, alertBelow: outputs.alerts.alertBelow,
-            outputs: (recording.map { [RecordingOutput(choice: $0)] } ?? []) + outputs.requested)
+            outputs: (recording.map { [RecordingOutput(choice: $0)] } ?? []) + outputs.requested,
+            display: StdoutOutput(format: output.chosen, colour: output.chosenColor),
+            console: StandardConsole(command: command, json: output.chosen == .json), logs: HRMLog.session)
     }
 }

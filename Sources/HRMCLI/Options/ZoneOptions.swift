@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Monitor
 
 /// `--max-hr`, `--rest-hr` and `--zones`: heart-rate zones for measurements, the live line and the
 /// summary.

@@ -1,3 +1,4 @@
+import Monitor
 import Synchronization
 import Threads
 

@@ -1,4 +1,5 @@
 import HeartRate
+import Monitor
 
 /// The lines of a recording (format 1, documented in the README, "Recording format"): a header,
 /// then every event as `watch --json` prints it with `mono_ms` after `time` (milliseconds since

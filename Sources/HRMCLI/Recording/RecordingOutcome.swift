@@ -1,3 +1,4 @@
+import Monitor
 import Synchronization
 
 /// Whether the recording the user asked for (`hrm record`, `watch --record`) failed: a full

@@ -1,3 +1,5 @@
+import Monitor
+
 /// Where a session records, as the command line chose it.
 enum RecordingChoice: Sendable {
     /// `watch --record PATH`.

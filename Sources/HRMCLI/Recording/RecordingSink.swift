@@ -1,3 +1,4 @@
+import Monitor
 import Threads
 
 /// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line

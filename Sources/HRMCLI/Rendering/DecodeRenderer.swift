@@ -1,4 +1,5 @@
 import HeartRate
+import Monitor
 
 /// Renders `hrm decode` results: one line per payload.
 protocol DecodeRenderer {

@@ -1,3 +1,5 @@
+import Monitor
+
 /// How `watch` writes events: one renderer per output mode. Each returns the text to write to
 /// stdout for an event (nil for nothing); diagnostics go to stderr separately.
 protocol EventRenderer {

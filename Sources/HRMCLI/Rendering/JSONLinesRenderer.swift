@@ -1,3 +1,5 @@
+import Monitor
+
 /// `--json`: the JSON-lines contract, every event.
 struct JSONLinesRenderer: EventRenderer {
     mutating func render(_ event: MonitorEvent) -> String? {

@@ -1,3 +1,5 @@
+import Monitor
+
 extension JSONValue {
     /// The value as compact JSON on one line, written from what was parsed (never the text it
     /// was parsed from): strings escaped as `JSONLine` escapes them (control characters, CR and LF

@@ -1,3 +1,5 @@
+import Monitor
+
 /// `--csv`: a header, then one row per measurement. Lists are space-separated inside a field.
 enum MeasurementCSV {
     static let header = "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format,zone"

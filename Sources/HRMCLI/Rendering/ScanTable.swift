@@ -1,4 +1,5 @@
 import BlueZ
+import Monitor
 
 /// What `scan` shows: on a terminal a table sorted by signal under an elapsed-time line, redrawn
 /// in place as devices report and as time passes; elsewhere one line per new device.

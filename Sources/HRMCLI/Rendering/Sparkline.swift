@@ -1,3 +1,5 @@
+import Monitor
+
 /// The heart rate of the last minute as a line of block characters.
 struct Sparkline {
     static let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]

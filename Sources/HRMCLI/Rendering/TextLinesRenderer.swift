@@ -1,4 +1,5 @@
 import HRV
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

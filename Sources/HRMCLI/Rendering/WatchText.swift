@@ -1,4 +1,5 @@
 import HeartRate
+import Monitor
 
 /// Watch's lines for people. Names, makers, models and status details come from the strap or from
 /// bluetoothd, so they are printed through `TerminalText` (escaped, capped); JSON carries them

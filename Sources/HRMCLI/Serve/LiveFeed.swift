@@ -1,3 +1,4 @@
+import Monitor
 import Synchronization
 
 /// Something outside HRMCLI that takes the session's events as they happen: a web client of

@@ -1,3 +1,5 @@
+import Monitor
+
 /// The watch side of `hrm serve`, for the `hrm-serve` executable: the strap(s) found and watched
 /// exactly as `hrm watch` does (same options, same output on stdout), every event into `feed`.
 public enum ServeSession {

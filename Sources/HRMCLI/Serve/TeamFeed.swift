@@ -1,4 +1,5 @@
 import MQTT
+import Monitor
 
 /// `hrm serve --mqtt-team URL`: instead of watching a strap here, the feed is every strap that hrm
 /// hosts publish to the broker (the topic contract of `MQTTTopics`): a team page. The retained

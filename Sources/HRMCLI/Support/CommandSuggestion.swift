@@ -1,3 +1,5 @@
+import Monitor
+
 /// `hrm wach`: a first word that is no subcommand gets the nearest one named (`did you mean
 /// 'watch'?`) instead of ArgumentParser's bare "Unexpected argument".
 enum CommandSuggestion {

@@ -1,5 +1,6 @@
 import BlueZ
 import Logging
+import Monitor
 import Synchronization
 
 #if canImport(Glibc)
@@ -29,6 +30,9 @@ enum HRMLog {
     static let bluez = Logger(label: "bluez", factory: handler)
     /// A session's decisions: the strap chosen and why, connecting, drops, reconnecting.
     static let watch = Logger(label: "watch", factory: handler)
+
+    /// The loggers a watch session writes to.
+    static var session: SessionLogs { SessionLogs(watch: watch, bluez: bluez, dbus: dbus) }
 
     /// Chooses the level (`-v` counted, else `HRM_LOG`) and bootstraps swift-log; once per
     /// process, at the entry, before anything logs. A bad `HRM_LOG` is a warning on stderr, and
@@ -83,12 +87,5 @@ enum HRMLog {
     @Sendable static func handler(_ label: String) -> any LogHandler {
         guard let chosen = level.withLock({ $0 }) else { return SwiftLogNoOpLogHandler() }
         return StderrLogHandler(label: label, level: chosen)
-    }
-}
-
-extension DiscoveredDevice {
-    /// `D2:4B:7E:10:20:30 "Polar H10 7E102030" RSSI -58`: a strap as hrm's log names it.
-    var logText: String {
-        "\(address)\(displayName.map { " \($0.debugDescription)" } ?? "") RSSI \(rssi.map(String.init) ?? "unknown")"
     }
 }

@@ -1,3 +1,5 @@
+import Monitor
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -59,22 +61,10 @@ enum StandardOutput {
     }
 
     /// Writes every byte, retrying short writes and EINTR. Returns 0, or the errno of the write
-    /// that failed (taken at once: anything called after a failed write may change `errno`).
+    /// that failed.
     @discardableResult
     static func writeAll(_ fd: Int32, _ buffer: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard var pointer = buffer.baseAddress else { return 0 }
-        var remaining = buffer.count
-        while remaining > 0 {
-            let written = write(fd, pointer, remaining)
-            if written < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                return code
-            }
-            pointer += written
-            remaining -= written
-        }
-        return 0
+        Descriptor.writeAll(fd, buffer)
     }
 
     /// Ends hrm after a write to stdout failed with `code`: quietly for a closed pipe, else with
@@ -96,14 +86,6 @@ extension StandardOutput {
     /// person types says so, rather than sitting silent. Nothing when input comes from a pipe.
     static func hintWhenTyped(_ line: String) {
         if isatty(STDIN_FILENO) == 1 { diagnostic(line) }
-    }
-}
-
-/// An errno in words, for messages: `Bad file descriptor`, not `errno 9`.
-enum Errno {
-    static func text(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return String(cString: text)
     }
 }
 

@@ -1,4 +1,5 @@
 import Logging
+import Monitor
 
 /// swift-log's records as lines on stderr, for a person to read and attach to a bug report:
 ///

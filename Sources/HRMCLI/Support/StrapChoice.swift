@@ -1,4 +1,5 @@
 import BlueZ
+import Monitor
 
 /// One strap of a file that holds several (a recording of `watch --all`, `watch --json` of two
 /// straps), picked by `--device`: its address, or a case-insensitive part of the name its `info`

@@ -1,3 +1,5 @@
+import Monitor
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

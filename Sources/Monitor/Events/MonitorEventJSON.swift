@@ -1,0 +1,66 @@
+/// The JSON-lines contract (README, "JSON lines"): `type`, `time`, `device`, then the fields.
+package enum MonitorEventJSON {
+    package static func line(_ event: MonitorEvent) -> String {
+        line(event, monotonicMilliseconds: nil, hex: nil)
+    }
+
+    /// The line with what a recording adds: `mono_ms` after `time`, a measurement's raw `hex` at
+    /// the end.
+    package static func line(_ event: MonitorEvent, monotonicMilliseconds: Double?, hex: String?) -> String {
+        var json = JSONLine(type: typeName(event.kind))
+        json.add("time", event.time.description)
+        if let monotonicMilliseconds { json.add("mono_ms", monotonicMilliseconds) }
+        if let device = event.device { json.add("device", device) }
+        switch event.kind {
+        case .device(let name, let rssi, let services, let connected):
+            json.add("address", event.device)
+            json.add("name", name)
+            json.add("rssi", rssi)
+            json.add("services", services)
+            json.add("connected", connected)
+        case .status(let state, let detail):
+            json.add("state", state.rawValue)
+            if let detail { json.add("detail", detail) }
+        case .info(let name, let location, let battery, let manufacturer, let model):
+            json.add("name", name)
+            json.add("location", location?.identifier)
+            json.add("battery", battery)
+            json.add("manufacturer", manufacturer)
+            json.add("model", model)
+        case .measurement(let m, let zone):
+            MeasurementRendering.addFields(of: m, to: &json)
+            json.add("zone", zone)
+            if let hex { json.add("hex", hex) }
+        case .battery(let percent):
+            json.add("percent", percent)
+        case .hrv(let metrics):
+            HRVRendering.addFields(of: metrics, to: &json)
+            json.add("window_s", HRVRendering.rounded(metrics.seconds))
+        case .alert(let alert):
+            json.add("alert", alert.direction.rawValue)
+            json.add("bpm", alert.bpm)
+            json.add("bound", alert.bound)
+        case .summary(let report):
+            report.addFields(to: &json)
+        case .error(let code, let message, let hex):
+            json.add("code", code.rawValue)
+            json.add("message", message)
+            if let hex { json.add("hex", hex) }
+        }
+        return json.line
+    }
+
+    package static func typeName(_ kind: MonitorEvent.Kind) -> String {
+        switch kind {
+        case .device: "device"
+        case .status: "status"
+        case .info: "info"
+        case .measurement: "measurement"
+        case .battery: "battery"
+        case .hrv: "hrv"
+        case .alert: "alert"
+        case .summary: "summary"
+        case .error: "error"
+        }
+    }
+}
