@@ -75,11 +75,20 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The session library: recording a session (the JSON-lines file, the sessions folder),
+        // reading a recording back, and exporting it (FIT, TCX, CSV).
+        .target(
+            name: "SessionLibrary",
+            dependencies: ["Monitor", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Threads"],
+            swiftSettings: strict
+        ),
+
         // The command-line interface: commands, input parsing and rendering.
         .target(
             name: "HRMCLI",
             dependencies: [
-                "Monitor", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn", "MQTT", "CTOMLShims",
+                "Monitor", "SessionLibrary", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn",
+                "MQTT", "CTOMLShims",
                 "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -140,7 +149,8 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
-                "HRMCLI", "Monitor", "HeartRate", "HRV", "InputFiles", "BrokerSupport", "ClockSupport",
+                "HRMCLI", "Monitor", "SessionLibrary", "HeartRate", "HRV", "InputFiles", "BrokerSupport",
+                "ClockSupport",
                 "Threads",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import SessionLibrary
 
 /// The root command: `hrm <subcommand>`.
 public struct HRM: AsyncParsableCommand {
@@ -16,7 +17,7 @@ public struct HRM: AsyncParsableCommand {
             Exit status: 0 on success, 64 on a usage error (a misspelt command gets the nearest \
             one named); each command's page says what else it returns.
             """,
-        version: "0.1.0",
+        version: HRMVersion.current,
         subcommands: [
             ScanCommand.self, WatchCommand.self, RecordCommand.self, SessionsCommand.self, ExportCommand.self,
             ResetEnergyCommand.self,

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 /// hrm against a world that misbehaves: signals at any time, the bus going away, a bluetoothd
 /// that never answers or leaves mid-call, a policy narrower than the `bluetooth` group's.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 /// The topic contract, Home Assistant's configs and `hrm team`'s board, without a broker (the
 /// broker tests are in MQTTBinaryTests).

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 @Suite struct MonitorEventTests {
     let time = Timestamp(millisecondsSinceEpoch: 1_795_335_429_123)

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 @Suite struct ParsingTests {
     @Test func decodeDefaults() throws {

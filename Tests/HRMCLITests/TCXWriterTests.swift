@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 @Suite struct TCXWriterTests {
     /// 2026-11-23T15:42:01.123Z.

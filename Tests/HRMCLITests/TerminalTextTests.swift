@@ -2,6 +2,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 /// Outside text printed for people goes through one sanitiser: nothing in a name or a message
 /// can drive the terminal, forge a line or flood the screen.

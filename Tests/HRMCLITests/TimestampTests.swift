@@ -2,6 +2,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 @Suite struct TimestampTests {
     @Test func rfc3339WithMilliseconds() {

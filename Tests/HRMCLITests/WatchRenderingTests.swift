@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import SessionLibrary
 
 @Suite struct WatchRenderingTests {
     let address = "D2:4B:7E:10:20:30"

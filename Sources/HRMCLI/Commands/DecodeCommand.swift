@@ -1,6 +1,7 @@
 public import ArgumentParser
 import InputFiles
 import Monitor
+import SessionLibrary
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ public import ArgumentParser
 import FIT
 import InputFiles
 import Monitor
+import SessionLibrary
 
 #if canImport(Glibc)
     import Glibc

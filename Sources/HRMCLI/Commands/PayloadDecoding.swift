@@ -1,6 +1,7 @@
 public import ArgumentParser
 import HeartRate
 import Monitor
+import SessionLibrary
 
 /// The characteristics `hrm decode` understands.
 public enum DecodableCharacteristic: String, CaseIterable, Sendable, ExpressibleByArgument {

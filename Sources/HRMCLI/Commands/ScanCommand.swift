@@ -1,6 +1,7 @@
 public import ArgumentParser
 import BlueZ
 public import Monitor
+import SessionLibrary
 import Threads
 
 /// `hrm scan`: lists heart-rate monitors as they are found.

@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import SessionLibrary
 
 #if canImport(Glibc)
     import Glibc

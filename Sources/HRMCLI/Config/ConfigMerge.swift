@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import SessionLibrary
 
 // The config file's settings go into the parsed options here, and only here: each option the
 // command line left out takes the file's value. A group of options that only make sense

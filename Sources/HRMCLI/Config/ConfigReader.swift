@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// Reads the keys of one table of the config file, each as the kind of value its setting takes,
 /// and turns anything else into an error at the key's line. It remembers which keys were asked

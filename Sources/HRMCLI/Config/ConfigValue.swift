@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// A value of the config file, as TOML gave it: plain Swift values, so that reading the settings
 /// out of it needs no TOML library and can be tested without one.

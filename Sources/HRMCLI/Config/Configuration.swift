@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import SessionLibrary
 
 /// The defaults a user keeps in the config file (`$XDG_CONFIG_HOME/hrm/config.toml`), checked:
 /// every value here is one its option would take. Nil: the file does not say. The command line

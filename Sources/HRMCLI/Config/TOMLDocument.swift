@@ -1,5 +1,6 @@
 import CTOMLShims
 import Monitor
+import SessionLibrary
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import HeartRate
 import Monitor
+import SessionLibrary
 
 /// What one line of `hrm hrv`'s input gives.
 enum RRLine: Equatable {

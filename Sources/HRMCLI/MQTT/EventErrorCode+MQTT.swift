@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import SessionLibrary
 
 extension EventErrorCode {
     /// The MQTT broker refused, was not reachable, or failed.

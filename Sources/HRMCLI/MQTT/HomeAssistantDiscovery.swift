@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// Home Assistant's MQTT discovery: a retained config per sensor, so that a strap appears in
 /// Home Assistant as a device with a heart-rate and a battery sensor, unavailable when hrm is

@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import SessionLibrary
 
 /// `--mqtt URL`: the session published to a broker. It connects before the strap is touched, so
 /// that bad credentials or a broker away are a clear error now (77, 69) rather than silence later;

@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import SessionLibrary
 import Synchronization
 
 /// Publishes a session to an MQTT broker (the topic contract is `MQTTTopics`).

@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// The topic contract (README, "MQTT"): every topic hrm publishes, in one place.
 ///

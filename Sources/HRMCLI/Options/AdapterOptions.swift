@@ -1,6 +1,7 @@
 public import ArgumentParser
 import BlueZ
 public import Monitor
+import SessionLibrary
 
 /// Which adapter to use, and whether hrm may power it on: every command that talks to Bluetooth
 /// has these, so the hint "run hrm with --power-on" is true wherever it is given.

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import SessionLibrary
 
 /// `--alert-above`, `--alert-below` and `--on-alert`.
 public struct AlertOptions: ParsableArguments, Sendable {

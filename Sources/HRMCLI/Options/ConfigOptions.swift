@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import SessionLibrary
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import Monitor
+import SessionLibrary
 
 /// `--hrv-every`, `--hrv-window` and `--no-correction`: live HRV in `watch`.
 public struct HRVOptions: ParsableArguments, Sendable {

@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import Monitor
+import SessionLibrary
 
 /// `--count` and `--duration`: when `watch` stops by itself.
 ///

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import SessionLibrary
 
 /// `-v`/`--verbose`: what hrm does on the bus, and why, logged to stderr for a bug report. The
 /// commands that touch Bluetooth have it: scan, watch, record, reset-energy, serve.

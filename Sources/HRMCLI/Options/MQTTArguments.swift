@@ -1,6 +1,7 @@
 public import ArgumentParser
 import MQTT
 import Monitor
+import SessionLibrary
 
 /// `--mqtt URL` and what goes with it: where watch publishes, under which names.
 public struct MQTTArguments: ParsableArguments, Sendable {

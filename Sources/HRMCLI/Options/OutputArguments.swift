@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import SessionLibrary
 
 /// An output's options on the command line: the group `hrm watch`, `record` and `serve` parse
 /// for it, and what it takes from the config file.

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import SessionLibrary
 
 /// How a command prints its results.
 public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {

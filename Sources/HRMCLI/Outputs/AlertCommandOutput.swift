@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// `--on-alert COMMAND`: the command run once per alert, queued (16 alerts may wait; past that
 /// the oldest are not run, and how many is said).

@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// The session's display on stdout, in the format chosen: a live line or table on a terminal,
 /// lines, JSON lines or CSV otherwise. Every session has it, last.

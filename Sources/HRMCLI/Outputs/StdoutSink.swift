@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 import Synchronization
 import Threads
 

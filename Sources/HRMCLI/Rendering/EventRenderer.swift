@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// How `watch` writes events: one renderer per output mode. Each returns the text to write to
 /// stdout for an event (nil for nothing); diagnostics go to stderr separately.

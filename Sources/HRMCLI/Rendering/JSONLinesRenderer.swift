@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// `--json`: the JSON-lines contract, every event.
 struct JSONLinesRenderer: EventRenderer {

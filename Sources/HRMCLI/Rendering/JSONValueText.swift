@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 extension JSONValue {
     /// The value as compact JSON on one line, written from what was parsed (never the text it

@@ -1,6 +1,7 @@
 import HRV
 import HeartRate
 import Monitor
+import SessionLibrary
 
 /// On a terminal: info and status lines scroll, and one live line at the bottom is redrawn in
 /// place with the heart rate, contact, the latest RR intervals, a sparkline of the last minute

@@ -1,5 +1,6 @@
 import HeartRate
 import Monitor
+import SessionLibrary
 
 /// On a terminal, with several straps: lines scroll above a table with a row per strap (name,
 /// BPM, zone, the latest RR intervals, battery, state), each row redrawn in place when its strap

@@ -1,5 +1,6 @@
 import BlueZ
 import Monitor
+import SessionLibrary
 
 /// What `scan` shows: on a terminal a table sorted by signal under an elapsed-time line, redrawn
 /// in place as devices report and as time passes; elsewhere one line per new device.

@@ -1,5 +1,6 @@
 import HRV
 import Monitor
+import SessionLibrary
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import HeartRate
 import Monitor
+import SessionLibrary
 
 /// Watch's lines for people. Names, makers, models and status details come from the strap or from
 /// bluetoothd, so they are printed through `TerminalText` (escaped, capped); JSON carries them

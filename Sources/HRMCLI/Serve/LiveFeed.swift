@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 import Synchronization
 
 /// Something outside HRMCLI that takes the session's events as they happen: a web client of

@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// The watch side of `hrm serve`, for the `hrm-serve` executable: the strap(s) found and watched
 /// exactly as `hrm watch` does (same options, same output on stdout), every event into `feed`.

@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import SessionLibrary
 
 /// `hrm serve --mqtt-team URL`: instead of watching a strap here, the feed is every strap that hrm
 /// hosts publish to the broker (the topic contract of `MQTTTopics`): a team page. The retained

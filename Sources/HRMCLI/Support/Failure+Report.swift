@@ -1,5 +1,6 @@
 import BlueZ
 import Monitor
+import SessionLibrary
 
 extension Failure {
     /// Reports `error` on stderr (and as an `error` event for JSON output) and returns the status.

@@ -1,6 +1,7 @@
 import BlueZ
 import Logging
 import Monitor
+import SessionLibrary
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// A session's words for people, on stderr: `hrm watch: ...` and its hints. A failure before the
 /// start is also an `error` line on stdout in JSON output, so that a script reading JSON lines

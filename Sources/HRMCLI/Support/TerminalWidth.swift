@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// What `hrm team` knows of every strap on every host, from the retained and live messages of
 /// the topic contract (`MQTTTopics`). Pure: messages in, rows out; the command does the I/O.

@@ -1,4 +1,5 @@
 import Monitor
+import SessionLibrary
 
 /// `hrm team`'s table: a row per strap on every host (host, name, BPM, zone, state, age of the
 /// last sample), and the line per measurement it prints into a pipe.

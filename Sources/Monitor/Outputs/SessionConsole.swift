@@ -11,6 +11,9 @@ package protocol SessionConsole: Sendable {
 
 /// A console that keeps quiet: the default for a session nobody reads.
 package struct SilentConsole: SessionConsole {
+    /// A console that keeps quiet.
+    package init() {}
+
     /// Nothing.
     package func failedBeforeStart(_ failure: OutputFailure) {}
     /// Nothing.

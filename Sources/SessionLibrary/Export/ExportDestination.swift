@@ -1,5 +1,5 @@
-import InputFiles
-import Monitor
+package import InputFiles
+package import Monitor
 
 #if canImport(Glibc)
     import Glibc
@@ -11,28 +11,28 @@ import Monitor
 /// half-written file in place of a whole one: the export goes to a temporary file in the same
 /// folder, `fsync`ed, then renamed over the destination, so a full disk leaves the old file as it
 /// was. A character device (`/dev/null`) is written as it is: there is nothing to replace.
-struct ExportDestination {
+package struct ExportDestination {
     /// Why the export was not written: the message, and the exit status (73 EX_CANTCREAT before
     /// anything was written, 74 EX_IOERR when writing failed).
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        let status: Int32
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package let status: Int32
     }
 
     /// What is at the destination now.
-    enum Existing {
+    package enum Existing {
         case nothing
         case file
         case link
         case device
     }
 
-    let path: String
-    let existing: Existing
+    package let path: String
+    package let existing: Existing
 
     /// Checks `path` before any work is done: refuses the input itself, a directory, a FIFO or
     /// socket, and an existing file or link without `force`.
-    init(_ path: String, force: Bool, input: FileIdentity?) throws(Failure) {
+    package init(_ path: String, force: Bool, input: FileIdentity?) throws(Failure) {
         self.path = path
         let name = TerminalText.sanitised(path, limit: TerminalText.messageLimit)
         var status = stat()
@@ -70,7 +70,7 @@ struct ExportDestination {
     }
 
     /// Writes `bytes`: to a device as they are, else through a temporary file renamed into place.
-    func write(_ bytes: [UInt8]) throws(Failure) {
+    package func write(_ bytes: [UInt8]) throws(Failure) {
         if existing == .device { return try writeToDevice(bytes) }
         let name = TerminalText.sanitised(path, limit: TerminalText.messageLimit)
         let kept = existing == .nothing ? "nothing was written" : "\(name) is left as it was"
@@ -80,7 +80,7 @@ struct ExportDestination {
             return Failure(
                 description: "cannot write \(name): \(what)\(Errno.text(code)); \(kept)", status: 74)
         }
-        var code = bytes.withUnsafeBufferPointer { StandardOutput.writeAll(descriptor, $0) }
+        var code = bytes.withUnsafeBufferPointer { Descriptor.writeAll(descriptor, $0) }
         if code != 0 {
             close(descriptor)
             throw fail("", code)
@@ -153,7 +153,7 @@ struct ExportDestination {
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFCHR else {
             throw Failure(description: "cannot write \(name): it changed while hrm looked at it", status: 73)
         }
-        let code = bytes.withUnsafeBufferPointer { StandardOutput.writeAll(descriptor, $0) }
+        let code = bytes.withUnsafeBufferPointer { Descriptor.writeAll(descriptor, $0) }
         guard code == 0 else {
             throw Failure(description: "cannot write \(name): \(Errno.text(code))", status: 74)
         }

@@ -9,18 +9,18 @@ import Synchronization
 /// line per `write(2)`, `fsync`ed when asked. Owns its descriptor. Sendable so that its blocking
 /// calls can run on a thread of their own (`RecordingSink`'s `WorkerThread`); one caller at a
 /// time.
-final class RecordingFile: Sendable {
+package final class RecordingFile: Sendable {
     /// Why a recording cannot be made or go on: a message for people that names the path.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    let path: String
+    package let path: String
     /// -1 once closed.
     private let descriptor: Atomic<Int32>
 
     /// Creates `path`, which must not exist yet; its directory must.
-    init(creating path: String) throws(Failure) {
+    package init(creating path: String) throws(Failure) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let code = errno
@@ -53,15 +53,15 @@ final class RecordingFile: Sendable {
     }
 
     /// Writes `line` (which ends with its newline) whole, retrying short writes and EINTR.
-    func write(_ line: String) throws(Failure) {
+    package func write(_ line: String) throws(Failure) {
         var line = line
         let descriptor = descriptor.load(ordering: .acquiring)
-        let code = line.withUTF8 { bytes in StandardOutput.writeAll(descriptor, bytes) }
+        let code = line.withUTF8 { bytes in Descriptor.writeAll(descriptor, bytes) }
         if code != 0 { throw Failure(description: "cannot write to \(path): \(Errno.text(code))") }
     }
 
     /// What is written so far onto the disk.
-    func sync() throws(Failure) {
+    package func sync() throws(Failure) {
         let descriptor = descriptor.load(ordering: .acquiring)
         guard descriptor >= 0, fsync(descriptor) != 0 else { return }
         let code = errno
@@ -70,7 +70,7 @@ final class RecordingFile: Sendable {
         throw Failure(description: "cannot save \(path) to disk: \(Errno.text(code))")
     }
 
-    func close() throws(Failure) {
+    package func close() throws(Failure) {
         defer {
             let descriptor = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
             if descriptor >= 0 { Glibc.close(descriptor) }

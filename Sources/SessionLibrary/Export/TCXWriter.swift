@@ -1,14 +1,14 @@
 import Monitor
 
 /// One heart-rate session as a TCX activity: what `TCXWriter` needs, nothing it has to compute.
-struct TCXActivity: Sendable, Equatable {
+package struct TCXActivity: Sendable, Equatable {
     /// One second of connected time.
-    struct Trackpoint: Sendable, Equatable {
+    package struct Trackpoint: Sendable, Equatable {
         /// Milliseconds since 1970-01-01T00:00:00Z.
-        var time: Int64
-        var bpm: Int
+        package var time: Int64
+        package var bpm: Int
 
-        init(time: Int64, bpm: Int) {
+        package init(time: Int64, bpm: Int) {
             self.time = time
             self.bpm = bpm
         }
@@ -16,23 +16,23 @@ struct TCXActivity: Sendable, Equatable {
 
     /// The session's start, milliseconds since 1970-01-01T00:00:00Z: the activity's Id and the
     /// lap's StartTime.
-    var start: Int64
+    package var start: Int64
     /// TCX's `Sport_t`: `Running`, `Biking` or `Other` (anything else is written as `Other`).
-    var sport: String
+    package var sport: String
     /// One per second of connected time, in time order. Where the session dropped there are
     /// none; two trackpoints further apart than `trackBreakMilliseconds` start a new `<Track>`.
-    var trackpoints: [Trackpoint]
+    package var trackpoints: [Trackpoint]
     /// The timer time: seconds with a link.
-    var totalSeconds: Double
-    var averageBPM: Int?
-    var maximumBPM: Int?
-    var calories: Int = 0
+    package var totalSeconds: Double
+    package var averageBPM: Int?
+    package var maximumBPM: Int?
+    package var calories: Int = 0
     /// Free text for the activity's `<Notes>` (the strap's name, say); nil for none.
-    var notes: String? = nil
+    package var notes: String? = nil
     /// Trackpoints further apart than this are on either side of a gap: a new `<Track>` starts.
-    var trackBreakMilliseconds: Int64 = 1500
+    package var trackBreakMilliseconds: Int64 = 1500
 
-    init(
+    package init(
         start: Int64, sport: String, trackpoints: [Trackpoint], totalSeconds: Double, averageBPM: Int?,
         maximumBPM: Int?, calories: Int = 0, notes: String? = nil
     ) {
@@ -51,11 +51,11 @@ struct TCXActivity: Sendable, Equatable {
 /// defines it: one Activity with one Lap, and a Track per stretch of connected time (a Track
 /// needs at least one Trackpoint, so a gap is where one Track ends and the next begins). Pure
 /// Swift, no Foundation.
-enum TCXWriter {
-    static let namespace = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
-    static let sports: Set<String> = ["Running", "Biking", "Other"]
+package enum TCXWriter {
+    package static let namespace = "http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"
+    package static let sports: Set<String> = ["Running", "Biking", "Other"]
 
-    static func document(_ activity: TCXActivity) -> String {
+    package static func document(_ activity: TCXActivity) -> String {
         let sport = sports.contains(activity.sport) ? activity.sport : "Other"
         let start = time(activity.start)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
@@ -98,7 +98,7 @@ enum TCXWriter {
     /// The trackpoints in runs without a gap, each run non-empty. Samples of 0 bpm (no contact)
     /// have no trackpoint (the schema's heart rate is 1-255) but do not break a run; one above
     /// 255 is written as 255.
-    static func tracks(_ activity: TCXActivity) -> [[TCXActivity.Trackpoint]] {
+    package static func tracks(_ activity: TCXActivity) -> [[TCXActivity.Trackpoint]] {
         var tracks: [[TCXActivity.Trackpoint]] = []
         var current: [TCXActivity.Trackpoint] = []
         var previous: Int64? = nil
@@ -115,18 +115,18 @@ enum TCXWriter {
     }
 
     /// A heart rate as the schema's `positiveByte`: nil for 0 or less, at most 255.
-    static func heartRate(_ bpm: Int) -> Int? {
+    package static func heartRate(_ bpm: Int) -> Int? {
         bpm >= 1 ? min(bpm, 255) : nil
     }
 
     /// `2026-11-23T15:42:02.300Z`.
-    static func time(_ millisecondsSinceEpoch: Int64) -> String {
+    package static func time(_ millisecondsSinceEpoch: Int64) -> String {
         Timestamp(millisecondsSinceEpoch: millisecondsSinceEpoch).description
     }
 
     /// An `xsd:double` to the millisecond: `12.5`, `3600`; 0 for what is not a finite number of
     /// seconds at or above 0.
-    static func decimal(_ seconds: Double) -> String {
+    package static func decimal(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0, seconds < 1e12 else { return "0" }
         let millis = Int64((seconds * 1000).rounded())
         let whole = millis / 1000
@@ -143,7 +143,7 @@ enum TCXWriter {
 
     /// Text and attribute values: `&`, `<`, `>`, `"` and `'` as entities; characters XML 1.0
     /// cannot carry at all (most C0 controls, U+FFFE, U+FFFF) as U+FFFD.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

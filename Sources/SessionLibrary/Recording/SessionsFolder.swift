@@ -1,4 +1,4 @@
-import Monitor
+package import Monitor
 
 #if canImport(Glibc)
     import Glibc
@@ -6,16 +6,16 @@ import Monitor
 
 /// Where `hrm record` keeps recordings and `hrm sessions` finds them:
 /// `$XDG_DATA_HOME/hrm/sessions/`, by default `~/.local/share/hrm/sessions/`.
-struct SessionsFolder: Sendable {
-    let path: String
+package struct SessionsFolder: Sendable {
+    package let path: String
 
     /// The folder exists and cannot be listed.
-    struct Unreadable: Error, CustomStringConvertible {
-        let description: String
+    package struct Unreadable: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The folder from the environment; nil when neither XDG_DATA_HOME nor HOME says where.
-    static func fromEnvironment() -> SessionsFolder? {
+    package static func fromEnvironment() -> SessionsFolder? {
         func variable(_ name: String) -> String? {
             guard let value = getenv(name) else { return nil }
             let text = String(cString: value)
@@ -28,7 +28,7 @@ struct SessionsFolder: Sendable {
     }
 
     /// Makes the folder (and its parents) if it is missing; throws why it cannot be written.
-    func prepare() throws(RecordingFile.Failure) {
+    package func prepare() throws(RecordingFile.Failure) {
         var made = ""
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
             made += "/" + part
@@ -45,7 +45,7 @@ struct SessionsFolder: Sendable {
     /// The recordings' file names (`*.jsonl`), newest first (their names start with the start
     /// time); nil when the folder does not exist yet (nothing recorded); throws errno when it
     /// cannot be read.
-    func recordings() throws(SessionsFolder.Unreadable) -> [String]? {
+    package func recordings() throws(SessionsFolder.Unreadable) -> [String]? {
         guard let directory = opendir(path) else {
             if errno == ENOENT { return nil }
             throw Unreadable(description: "cannot read \(path): \(Errno.text(errno))")
@@ -63,7 +63,7 @@ struct SessionsFolder: Sendable {
 
     /// `2026-11-23T15-42-01Z_D2-4B-7E-10-20-30.jsonl`: sorted by name is sorted by start; no
     /// colons, which some file systems and tools refuse.
-    func path(start: Timestamp, device: String?) -> String {
+    package func path(start: Timestamp, device: String?) -> String {
         let stamp = String(start.description.prefix(19)).replacingColons + "Z"
         let suffix = device.map { "_" + $0.replacingColons } ?? ""
         return path + "/" + stamp + suffix + ".jsonl"
@@ -78,10 +78,10 @@ extension String {
 
 /// SESSION as `hrm export` and `hrm hrv` take it: a path, `latest`, an index of `hrm sessions`
 /// (`-1` the newest, `-2` the one before), or a bare file name from the sessions folder.
-enum SessionReference {
+package enum SessionReference {
     /// The path `text` means. A path with a slash, and a name that exists here, are themselves;
     /// nil with a reason when an index or `latest` finds no such recording.
-    static func resolve(_ text: String, in folder: SessionsFolder?) -> Result<String, Failure> {
+    package static func resolve(_ text: String, in folder: SessionsFolder?) -> Result<String, Failure> {
         if text == "latest" || text.first == "-" {
             guard let index = text == "latest" ? 1 : Int(text.dropFirst()), index >= 1, text != "-0" else {
                 return .failure(
@@ -118,7 +118,7 @@ enum SessionReference {
     }
 
     /// No recording answers to the reference.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 }

@@ -6,7 +6,7 @@ import Monitor
 /// strict reader of one JSON text (RFC 8259): objects, arrays, numbers, strings, true, false and
 /// null, nothing else, nothing after the value but white space. Numbers must be finite as Doubles
 /// (`1e400` is refused rather than read as infinity).
-enum JSONValue: Equatable {
+package enum JSONValue: Equatable {
     case object([(key: String, value: JSONValue)])
     case array([JSONValue])
     case number(Double)
@@ -14,7 +14,7 @@ enum JSONValue: Equatable {
     case bool(Bool)
     case null
 
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.object(let a), .object(let b)):
             a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
@@ -28,28 +28,28 @@ enum JSONValue: Equatable {
     }
 
     /// The member `key` of an object (the first, but `parse` refuses duplicates); nil otherwise.
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
 
-    var string: String? {
+    package var string: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
     /// Why a text is not JSON, and where (`column` counts bytes from 1).
-    struct SyntaxError: Error, Equatable, CustomStringConvertible {
-        let message: String
-        let column: Int
-        var description: String { "\(message) at column \(column)" }
+    package struct SyntaxError: Error, Equatable, CustomStringConvertible {
+        package let message: String
+        package let column: Int
+        package var description: String { "\(message) at column \(column)" }
     }
 
     /// Deeper nesting is refused: a line of a million `[` must not exhaust the stack.
-    static let depthLimit = 64
+    package static let depthLimit = 64
 
     /// The one JSON value `text` holds.
-    static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
+    package static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
         var reader = Reader(bytes: Array(text.utf8))
         let value = try reader.value(depth: 0)
         reader.skipSpace()
@@ -58,20 +58,20 @@ enum JSONValue: Equatable {
     }
 
     private struct Reader {
-        let bytes: [UInt8]
-        var position = 0
+        package let bytes: [UInt8]
+        package var position = 0
 
-        func error(_ message: String) -> SyntaxError {
+        package func error(_ message: String) -> SyntaxError {
             SyntaxError(message: message, column: position + 1)
         }
 
-        var atEnd: Bool { position >= bytes.count }
+        package var atEnd: Bool { position >= bytes.count }
 
-        mutating func skipSpace() {
+        package mutating func skipSpace() {
             while !atEnd, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
         }
 
-        mutating func expect(_ literal: String, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
+        package mutating func expect(_ literal: String, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
             for byte in literal.utf8 {
                 guard !atEnd else { throw error("the line ends inside '\(literal)'") }
                 guard bytes[position] == byte else { throw error("unexpected character") }
@@ -80,7 +80,7 @@ enum JSONValue: Equatable {
             return value
         }
 
-        mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
+        package mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
             skipSpace()
             guard !atEnd else { throw error("the line ends where a value should be") }
             switch bytes[position] {
@@ -95,7 +95,7 @@ enum JSONValue: Equatable {
             }
         }
 
-        mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
+        package mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
             guard depth <= JSONValue.depthLimit else { throw error("nested too deeply") }
             position += 1
             var members: [(key: String, value: JSONValue)] = []
@@ -130,7 +130,7 @@ enum JSONValue: Equatable {
             }
         }
 
-        mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
+        package mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
             guard depth <= JSONValue.depthLimit else { throw error("nested too deeply") }
             position += 1
             var elements: [JSONValue] = []
@@ -154,7 +154,7 @@ enum JSONValue: Equatable {
         }
 
         /// RFC 8259's grammar exactly: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-        mutating func number() throws(SyntaxError) -> Double {
+        package mutating func number() throws(SyntaxError) -> Double {
             let start = position
             func digits(_ reader: inout Reader) -> Int {
                 let from = reader.position
@@ -192,7 +192,7 @@ enum JSONValue: Equatable {
             return value
         }
 
-        mutating func string() throws(SyntaxError) -> String {
+        package mutating func string() throws(SyntaxError) -> String {
             position += 1
             var utf8: [UInt8] = []
             while true {
@@ -230,7 +230,7 @@ enum JSONValue: Equatable {
 
         /// After `\u`: four hex digits, and a second `\uXXXX` for a surrogate pair. A lone
         /// surrogate becomes U+FFFD (the text is only ever compared or shown).
-        mutating func unicodeEscape() throws(SyntaxError) -> Character {
+        package mutating func unicodeEscape() throws(SyntaxError) -> Character {
             let first = try hex4()
             guard (0xD800...0xDBFF).contains(first) else {
                 return Character(Unicode.Scalar(first) ?? "\u{FFFD}")
@@ -245,7 +245,7 @@ enum JSONValue: Equatable {
             return Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")
         }
 
-        mutating func hex4() throws(SyntaxError) -> UInt32 {
+        package mutating func hex4() throws(SyntaxError) -> UInt32 {
             var value: UInt32 = 0
             for _ in 0..<4 {
                 guard !atEnd else { throw error("the line ends inside a \\u escape") }

@@ -1,7 +1,7 @@
 import Monitor
 
 /// Where a session records, as the command line chose it.
-enum RecordingChoice: Sendable {
+package enum RecordingChoice: Sendable {
     /// `watch --record PATH`.
     case file(String)
     /// `hrm record`: the sessions folder.
@@ -12,9 +12,9 @@ enum RecordingChoice: Sendable {
 /// before the strap is touched, so that a path that exists or a folder that cannot be made is
 /// told at once (exit 73). A disk that fails during the run ends the recording, not the run,
 /// whose exit status then says it (74).
-struct RecordingOutput: OutputProvider {
+package struct RecordingOutput: OutputProvider {
     /// Where to record.
-    let choice: RecordingChoice
+    package let choice: RecordingChoice
 
     func open(_ context: OutputContext) async throws(OutputFailure) -> SessionOutput {
         let target: RecordingSink.Target
@@ -31,7 +31,7 @@ struct RecordingOutput: OutputProvider {
         let outcome = RecordingOutcome()
         let sink = RecordingSink(
             target, start: .now(), startInstant: .now, command: context.command, outcome: outcome,
-            report: context.report)
+            console: context.options.console, report: context.report)
         // 4096 events, more than an hour of a strap at 1 Hz, for a slow disk's hiccups; lines reach
         // the file within 50 ms: a batch per wake-up instead of a wake-up per event.
         let queue = OutputQueue(
@@ -46,5 +46,10 @@ struct RecordingOutput: OutputProvider {
                     OutputVerdict(message: "the recording was not kept: \($0)", status: 74)
                 }
             })
+    }
+
+    /// Every stored property, as given.
+    package init(choice: RecordingChoice) {
+        self.choice = choice
     }
 }

@@ -4,21 +4,27 @@ import Monitor
 /// One strap of a file that holds several (a recording of `watch --all`, `watch --json` of two
 /// straps), picked by `--device`: its address, or a case-insensitive part of the name its `info`
 /// line gave, as watch's DEVICE arguments are.
-enum StrapChoice {
-    struct Strap: Equatable {
+package enum StrapChoice {
+    package struct Strap: Equatable {
         /// As the file writes it.
-        let device: String
-        let name: String?
+        package let device: String
+        package let name: String?
+
+        /// Every stored property, as given.
+        package init(device: String, name: String?) {
+            self.device = device
+            self.name = name
+        }
     }
 
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         case found(Strap)
         case none
         /// A part of a name that more than one strap's name holds.
         case several([Strap])
     }
 
-    static func pick(_ wanted: String, among straps: [Strap]) -> Outcome {
+    package static func pick(_ wanted: String, among straps: [Strap]) -> Outcome {
         // An address is compared as one (either case, `-` or `_` between the bytes), never as a name.
         if let address = BluetoothAddress(wanted) {
             let found = straps.filter { BluetoothAddress($0.device) == address }
@@ -35,14 +41,16 @@ enum StrapChoice {
     }
 
     /// `C0:FF:EE:00:00:01 "HRM-Pro:123456"`: for messages, whatever the file says.
-    static func label(_ strap: Strap) -> String {
+    package static func label(_ strap: Strap) -> String {
         let device = TerminalText.sanitised(strap.device, limit: TerminalText.nameLimit)
         guard let name = strap.name else { return device }
         return device + " \"" + TerminalText.sanitised(name, limit: TerminalText.nameLimit) + "\""
     }
 
     /// Why `wanted` picked nothing, or too much, with the straps to choose from.
-    static func refusal(_ wanted: String, _ outcome: Outcome, among straps: [Strap], in source: String)
+    package static func refusal(
+        _ wanted: String, _ outcome: Outcome, among straps: [Strap], in source: String
+    )
         -> String
     {
         let spoken = "'" + TerminalText.sanitised(wanted, limit: TerminalText.nameLimit) + "'"
@@ -56,7 +64,7 @@ enum StrapChoice {
 
     /// An indented line per strap (`label`, then `detail`'s words), the first 20 only: a file
     /// may name any number.
-    static func list(_ straps: [Strap], detail: (Strap) -> String = { _ in "" }) -> String {
+    package static func list(_ straps: [Strap], detail: (Strap) -> String = { _ in "" }) -> String {
         let shown = 20
         var text = straps.prefix(shown).map { "\n  " + label($0) + detail($0) }.joined()
         if straps.count > shown { text += "\n  and \(straps.count - shown) more" }

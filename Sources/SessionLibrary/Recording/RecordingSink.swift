@@ -1,5 +1,5 @@
-import Monitor
-import Threads
+package import Monitor
+package import Threads
 
 /// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line
 /// per event, whole lines only, each batch the queue hands over in one write(2), `fsync`ed at
@@ -7,9 +7,9 @@ import Threads
 /// close) run on a thread of the sink's own, one hop per batch, never on Swift's pool. A disk
 /// that fails (full, gone) ends the recording with an `error` event; watching goes on, and
 /// `RecordingOutcome` keeps the failure for the exit status.
-actor RecordingSink: SlowEventSink {
+package actor RecordingSink: SlowEventSink {
     /// Where the recording goes.
-    enum Target {
+    package enum Target {
         /// A file created before the session starts (`watch --record PATH`).
         case file(RecordingFile)
         /// The sessions folder (`hrm record`): the file is named by the start time and the strap,
@@ -17,7 +17,7 @@ actor RecordingSink: SlowEventSink {
         case sessions(SessionsFolder)
     }
 
-    static let syncInterval: Duration = .seconds(5)
+    package static let syncInterval: Duration = .seconds(5)
 
     private let start: Timestamp
     private let startInstant: ContinuousClock.Instant
@@ -38,11 +38,15 @@ actor RecordingSink: SlowEventSink {
     private let outcome: RecordingOutcome
     /// Where the file's blocking calls run.
     private let disk = WorkerThread(named: "hrm-record")
+    /// Where the recording says where it goes, and what it kept.
+    private let console: any SessionConsole
 
-    init(
+    package init(
         _ target: sending Target, start: Timestamp, startInstant: ContinuousClock.Instant, command: String,
-        outcome: RecordingOutcome = RecordingOutcome(), report: @escaping @Sendable (MonitorEvent) -> Void
+        outcome: RecordingOutcome = RecordingOutcome(), console: any SessionConsole = SilentConsole(),
+        report: @escaping @Sendable (MonitorEvent) -> Void
     ) {
+        self.console = console
         self.start = start
         self.startInstant = startInstant
         self.command = command
@@ -58,7 +62,7 @@ actor RecordingSink: SlowEventSink {
         }
     }
 
-    func write(_ event: MonitorEvent) async throws {
+    package func write(_ event: MonitorEvent) async throws {
         guard !failed else { return }
         var opened = file
         if opened == nil { opened = await openInFolder(for: event) }
@@ -70,12 +74,12 @@ actor RecordingSink: SlowEventSink {
         write(RecordingLine.line(event, since: startInstant), to: file)
     }
 
-    func close() async {
+    package func close() async {
         defer { disk.stop() }
         // A run that never knew its strap (none found) has nothing to keep: no file, so that a
         // service scanning for a strap nobody wears does not fill the folder with empty sessions.
         if file == nil, !failed, folder != nil {
-            StandardOutput.diagnostic("hrm \(command): nothing recorded: no strap was found")
+            console.say("hrm \(command): nothing recorded: no strap was found")
             return
         }
         guard let file, !failed else { return }
@@ -84,7 +88,7 @@ actor RecordingSink: SlowEventSink {
         guard !failed else { return }
         do throws(RecordingFile.Failure) {
             try await disk.run { () throws(RecordingFile.Failure) in try file.close() }
-            StandardOutput.diagnostic("hrm \(command): recorded \(lines) lines to \(file.path)")
+            console.say("hrm \(command): recorded \(lines) lines to \(file.path)")
         } catch {
             fail(error)
         }
@@ -112,7 +116,7 @@ actor RecordingSink: SlowEventSink {
                 try RecordingFile(creating: path)
             }
             self.file = file
-            StandardOutput.diagnostic("hrm \(command): recording to \(path)")
+            console.say("hrm \(command): recording to \(path)")
             return file
         } catch {
             fail(error)
@@ -128,7 +132,7 @@ actor RecordingSink: SlowEventSink {
 
     /// The batch's lines to the file in one write(2); saved to disk every `syncInterval`. Both
     /// on the sink's thread, in one hop.
-    func flush() async {
+    package func flush() async {
         guard let file, !failed, !buffer.isEmpty else { return }
         let text = buffer
         let written = pendingLines

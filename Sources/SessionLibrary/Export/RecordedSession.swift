@@ -1,44 +1,44 @@
-import HeartRate
+package import HeartRate
 import Monitor
 
 /// A recording read back (format 1): what the exports are made of. The raw payloads are the
 /// truth: measurements are decoded again from their `hex`.
-struct RecordedSession {
-    struct Measurement {
+package struct RecordedSession {
+    package struct Measurement {
         /// Milliseconds since the epoch.
-        let time: Int64
-        let measurement: HeartRateMeasurement
-        let zone: Int?
-        let device: String?
+        package let time: Int64
+        package let measurement: HeartRateMeasurement
+        package let zone: Int?
+        package let device: String?
     }
 
     /// The header's start, milliseconds since the epoch.
-    var start: Int64 = 0
+    package var start: Int64 = 0
     /// The time of the last line read.
-    var end: Int64 = 0
+    package var end: Int64 = 0
     /// The strap's name, from its first `info` line that gives one.
-    var name: String? = nil
+    package var name: String? = nil
     /// The strap's address, from the first line that names one.
-    var device: String? = nil
+    package var device: String? = nil
     /// Every strap the recording names, in the order it first does (with `only`, too): a recording
     /// of `watch --all` holds several, one line after another's.
-    var straps: [StrapChoice.Strap] = []
-    var measurements: [Measurement] = []
+    package var straps: [StrapChoice.Strap] = []
+    package var measurements: [Measurement] = []
     /// Connected periods, in order.
-    var segments: [ClosedRange<Int64>] = []
+    package var segments: [ClosedRange<Int64>] = []
     /// Every line but the header, as written (for `--format json`).
-    var lines: [String] = []
+    package var lines: [String] = []
     /// What was odd but not fatal: a torn last line.
-    var warnings: [String] = []
+    package var warnings: [String] = []
 
     /// Why a recording cannot be read: the line, and what is wrong with it.
-    struct Unreadable: Error, CustomStringConvertible {
-        let description: String
+    package struct Unreadable: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The recording, or with `only` one strap of it: the lines of the others left out (those that
     /// name none, such as the last `stopped`, kept), so it reads as a recording of that strap alone.
-    init(text: String, source: String, only: String? = nil) throws(Unreadable) {
+    package init(text: String, source: String, only: String? = nil) throws(Unreadable) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         var connectedSince: Int64? = nil
         var last: Int64 = 0
@@ -114,12 +114,12 @@ struct RecordedSession {
         straps = straps.map { StrapChoice.Strap(device: $0.device, name: names[$0.device]) }
     }
 
-    static func notARecording(_ source: String) -> Unreadable {
+    package static func notARecording(_ source: String) -> Unreadable {
         Unreadable(description: "\(source) is not an hrm recording of format 1 (see hrm record)")
     }
 
     /// `2026-11-23T15:42:01.123Z` (or without the fraction) as milliseconds since the epoch.
-    static func milliseconds(_ text: String) -> Int64? {
+    package static func milliseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int64? {

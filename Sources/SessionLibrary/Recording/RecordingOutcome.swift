@@ -5,16 +5,16 @@ import Synchronization
 /// disk, a name already taken. Watching goes on when it does, so the run's exit status is the
 /// one place left to say it: 74 (EX_IOERR) instead of 0. Set by `RecordingSink`'s task, read by
 /// the session once every sink has finished.
-final class RecordingOutcome: Sendable {
+package final class RecordingOutcome: Sendable {
     private let failure = Mutex<String?>(nil)
 
-    init() {}
+    package init() {}
 
     /// The first failure is the one that ended the recording.
-    func failed(_ reason: String) {
+    package func failed(_ reason: String) {
         failure.withLock { if $0 == nil { $0 = reason } }
     }
 
     /// Why the recording was not kept, or nil when it was.
-    var failureReason: String? { failure.withLock { $0 } }
+    package var failureReason: String? { failure.withLock { $0 } }
 }

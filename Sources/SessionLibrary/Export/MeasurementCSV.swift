@@ -1,11 +1,11 @@
-import Monitor
+package import Monitor
 
 /// `--csv`: a header, then one row per measurement. Lists are space-separated inside a field.
-enum MeasurementCSV {
-    static let header = "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format,zone"
+package enum MeasurementCSV {
+    package static let header = "time,device,bpm,contact,energy_kj,rr_1024,rr_ms,format,zone"
 
     /// The row for a measurement event; nil for every other kind.
-    static func row(_ event: MonitorEvent) -> String? {
+    package static func row(_ event: MonitorEvent) -> String? {
         guard case .measurement(let m, let zone) = event.kind else { return nil }
         return [
             event.time.description,

@@ -1,13 +1,13 @@
-import FIT
+package import FIT
 import HeartRate
 import Monitor
 
 /// A recorded session in the forms other programs import.
-enum SessionExport {
+package enum SessionExport {
     /// One sample per second of connected time: the latest measurement at or before the end of
     /// that second (within the segment); nothing in the gaps between segments, nothing invented
     /// before a segment's first measurement.
-    static func perSecond(_ session: RecordedSession) -> [(time: Int64, bpm: Int)] {
+    package static func perSecond(_ session: RecordedSession) -> [(time: Int64, bpm: Int)] {
         var samples: [(time: Int64, bpm: Int)] = []
         var index = 0
         let measurements = session.measurements
@@ -28,17 +28,19 @@ enum SessionExport {
     }
 
     /// Average and maximum over the measurements with a heart rate (0 is a strap without contact).
-    static func heartRates(_ session: RecordedSession) -> (average: Int?, maximum: Int?) {
+    package static func heartRates(_ session: RecordedSession) -> (average: Int?, maximum: Int?) {
         heartRates(of: session.measurements)
     }
 
-    static func heartRates(of measurements: [RecordedSession.Measurement]) -> (average: Int?, maximum: Int?) {
+    package static func heartRates(of measurements: [RecordedSession.Measurement]) -> (
+        average: Int?, maximum: Int?
+    ) {
         let rates = measurements.map { Int($0.measurement.heartRate) }.filter { $0 > 0 }
         guard !rates.isEmpty else { return (nil, nil) }
         return ((rates.reduce(0, +) + rates.count / 2) / rates.count, rates.max())
     }
 
-    static func fit(_ session: RecordedSession, sport: FITActivity.Sport) -> [UInt8] {
+    package static func fit(_ session: RecordedSession, sport: FITActivity.Sport) -> [UInt8] {
         let (average, maximum) = heartRates(session)
         let activity = FITActivity(
             start: session.start,
@@ -51,7 +53,7 @@ enum SessionExport {
         return FITEncoder.encode(activity)
     }
 
-    static func tcx(_ session: RecordedSession, sport: FITActivity.Sport) -> String {
+    package static func tcx(_ session: RecordedSession, sport: FITActivity.Sport) -> String {
         let (average, maximum) = heartRates(session)
         let connected = session.segments.reduce(0.0) { $0 + Double($1.upperBound - $1.lowerBound) / 1000 }
         let tcxSport =
@@ -69,7 +71,7 @@ enum SessionExport {
     }
 
     /// The rows `watch --csv` printed.
-    static func csv(_ session: RecordedSession) -> [String] {
+    package static func csv(_ session: RecordedSession) -> [String] {
         [MeasurementCSV.header]
             + session.measurements.compactMap {
                 MeasurementCSV.row(
@@ -82,7 +84,7 @@ enum SessionExport {
     /// The lines `watch --json` printed: the recording's lines less `mono_ms` and `hex`, which
     /// only a recording has (each added in one known place, so taken out as written: `mono_ms`
     /// after `time`, a measurement's `hex` last; an error line's `hex` is watch's own and stays).
-    static func json(_ session: RecordedSession) -> [String] {
+    package static func json(_ session: RecordedSession) -> [String] {
         session.lines.map { line in
             var text = Substring(line)
             if let key = text.firstRange(of: ",\"mono_ms\":") {
