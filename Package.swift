@@ -83,11 +83,20 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The outputs that carry dependencies of their own: MQTT (libmosquitto), --on-alert's
+        // child processes, hrm serve's live feed. Each is an OutputProvider of the core's contract.
+        .target(
+            name: "Outputs",
+            dependencies: ["Monitor", "SessionLibrary", "MQTT", "Spawn", "Threads"],
+            swiftSettings: strict
+        ),
+
         // The command-line interface: commands, input parsing and rendering.
         .target(
             name: "HRMCLI",
             dependencies: [
-                "Monitor", "SessionLibrary", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Spawn",
+                "Monitor", "SessionLibrary", "Outputs", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles",
+                "Spawn",
                 "MQTT", "CTOMLShims",
                 "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -104,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "hrm-serve",
             dependencies: [
-                "HRMCLI", "Threads",
+                "HRMCLI", "Outputs", "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -149,7 +158,8 @@ let package = Package(
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
-                "HRMCLI", "Monitor", "SessionLibrary", "HeartRate", "HRV", "InputFiles", "BrokerSupport",
+                "HRMCLI", "Monitor", "SessionLibrary", "Outputs", "HeartRate", "HRV", "InputFiles",
+                "BrokerSupport",
                 "ClockSupport",
                 "Threads",
                 .product(name: "Logging", package: "swift-log"),

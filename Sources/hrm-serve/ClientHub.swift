@@ -1,5 +1,6 @@
 import HRMCLI
 import NIOCore
+import Outputs
 import Synchronization
 import Threads
 

@@ -1,5 +1,6 @@
 import HRMCLI
 import NIOCore
+import Outputs
 import Synchronization
 
 /// One feed client (SSE or WebSocket): a bounded queue between the session, which must never

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import Outputs
 
 #if canImport(Glibc)
     import Glibc

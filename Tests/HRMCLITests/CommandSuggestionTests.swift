@@ -2,6 +2,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// `hrm wach` names the nearest command (#26 item 13); commands and options are left alone.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// hrm against a world that misbehaves: signals at any time, the bus going away, a bluetoothd

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// The log handler's lines and the choice of level (`-v`, `HRM_LOG`), in process.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// The topic contract, Home Assistant's configs and `hrm team`'s board, without a broker (the

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 @Suite struct MonitorEventTests {

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// Issue #10, messages that mislead: `--count -1` said "Missing value for '--count <count>'"

@@ -5,6 +5,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// Collects what reaches it, in order (a sink that does its work at once, as stdout does).

@@ -7,6 +7,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// `hrm serve`'s feed without a server: what a client that comes in the middle gets first, what

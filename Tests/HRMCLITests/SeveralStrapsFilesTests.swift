@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// Files of several straps (a recording of `watch --all`, `watch --json`/`--csv` of two straps)

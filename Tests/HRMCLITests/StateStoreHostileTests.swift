@@ -3,6 +3,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// `$XDG_STATE_HOME/hrm` holding something other than hrm's own regular files: hrm must neither

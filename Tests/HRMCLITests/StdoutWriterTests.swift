@@ -5,6 +5,7 @@ import Threads
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// A pipe whose buffer is full, as when the reader of hrm's stdout stops reading: the next write

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// `hrm team` forgets hosts that are gone (#26 item 12): the table leaves out a host offline for

@@ -2,6 +2,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// Outside text printed for people goes through one sanitiser: nothing in a name or a message

@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// `hrm watch`, the built binary, against hrm-sim's scenarios: choosing a strap, Bluetooth being

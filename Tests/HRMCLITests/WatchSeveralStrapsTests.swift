@@ -4,6 +4,7 @@ import Testing
 
 @testable import HRMCLI
 @testable import Monitor
+@testable import Outputs
 @testable import SessionLibrary
 
 /// `hrm watch DEVICE DEVICE...` and `--all`, the built binary under hrm-sim.

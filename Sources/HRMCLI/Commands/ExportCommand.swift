@@ -2,6 +2,7 @@ public import ArgumentParser
 import FIT
 import InputFiles
 import Monitor
+import Outputs
 import SessionLibrary
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ public import ArgumentParser
 import HRV
 import InputFiles
 public import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm hrv`: RR intervals from files or standard input in, heart-rate variability out, over the

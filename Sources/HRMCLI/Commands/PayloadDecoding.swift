@@ -1,6 +1,7 @@
 public import ArgumentParser
 import HeartRate
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// The characteristics `hrm decode` understands.

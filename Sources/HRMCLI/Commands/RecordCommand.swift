@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm record`: `hrm watch` that records the session into the sessions folder.

@@ -2,6 +2,7 @@ public import ArgumentParser
 import BlueZ
 import HeartRate
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm reset-energy DEVICE`: writes 0x01 to the Heart Rate Control Point (0x2A39).

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import InputFiles
 import Monitor
+import Outputs
 import SessionLibrary
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import MQTT
 public import Monitor
+import Outputs
 import SessionLibrary
 import Threads
 

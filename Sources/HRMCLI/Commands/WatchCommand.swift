@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm watch`: live heart rate from one strap or several, reconnecting by itself after a drop.

@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// Why the config file could not be used, with where in it: `path:line[:column]: message`, the

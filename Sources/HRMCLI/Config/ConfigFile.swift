@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import Outputs
 import SessionLibrary
 
 #if canImport(Glibc)

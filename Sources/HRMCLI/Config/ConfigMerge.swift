@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 // The config file's settings go into the parsed options here, and only here: each option the

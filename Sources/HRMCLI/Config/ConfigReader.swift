@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// Reads the keys of one table of the config file, each as the kind of value its setting takes,

@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm config`: the settings the file gives, written back as TOML in the schema's order (what

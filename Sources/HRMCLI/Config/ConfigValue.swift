@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// A value of the config file, as TOML gave it: plain Swift values, so that reading the settings

@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// The defaults a user keeps in the config file (`$XDG_CONFIG_HOME/hrm/config.toml`), checked:

@@ -1,5 +1,6 @@
 import CTOMLShims
 import Monitor
+import Outputs
 import SessionLibrary
 
 #if canImport(Glibc)

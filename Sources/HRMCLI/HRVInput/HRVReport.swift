@@ -1,5 +1,6 @@
 import HRV
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// What `hrm hrv` prints for one series of runs (the whole input, or one strap's lines): the

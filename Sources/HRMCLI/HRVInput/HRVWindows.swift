@@ -1,5 +1,6 @@
 import HRV
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// The metrics over one stretch of beats: the whole input, or one `--window`.

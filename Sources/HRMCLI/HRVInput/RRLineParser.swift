@@ -1,5 +1,6 @@
 import HeartRate
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// What one line of `hrm hrv`'s input gives.

@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// RR intervals in runs: a run ends at a gap and at the end of a source, so that no successive

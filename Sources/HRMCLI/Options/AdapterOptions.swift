@@ -1,6 +1,7 @@
 public import ArgumentParser
 import BlueZ
 public import Monitor
+import Outputs
 import SessionLibrary
 
 /// Which adapter to use, and whether hrm may power it on: every command that talks to Bluetooth

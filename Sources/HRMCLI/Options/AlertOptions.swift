@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `--alert-above`, `--alert-below` and `--on-alert`.

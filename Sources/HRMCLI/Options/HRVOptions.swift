@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import Monitor
+import Outputs
 import SessionLibrary
 
 /// `--hrv-every`, `--hrv-window` and `--no-correction`: live HRV in `watch`.

@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import Monitor
+import Outputs
 import SessionLibrary
 
 /// `--count` and `--duration`: when `watch` stops by itself.

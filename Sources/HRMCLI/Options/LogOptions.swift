@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `-v`/`--verbose`: what hrm does on the bus, and why, logged to stderr for a bug report. The

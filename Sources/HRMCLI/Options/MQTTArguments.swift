@@ -1,6 +1,7 @@
 public import ArgumentParser
 import MQTT
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `--mqtt URL` and what goes with it: where watch publishes, under which names.
@@ -75,12 +76,3 @@ public struct MQTTArguments: ParsableArguments, Sendable {
 }
 
 extension MQTTArguments: OutputOptionGroup {}
-
-/// Where and how a session publishes.
-struct MQTTSettings: Sendable {
-    var url: MQTTBrokerURL
-    var topics: MQTTTopics
-    var caFile: String?
-    /// Home Assistant's discovery prefix; nil: no discovery.
-    var discoveryPrefix: String?
-}

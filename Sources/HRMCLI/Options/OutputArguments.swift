@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// An output's options on the command line: the group `hrm watch`, `record` and `serve` parse

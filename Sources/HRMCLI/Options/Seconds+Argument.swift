@@ -1,5 +1,6 @@
 public import ArgumentParser
 public import Monitor
+import Outputs
 import SessionLibrary
 
 /// A time option's value: `--timeout 10`, `--scan-timeout 30s`, `--duration 1h30m`, each told

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import MQTT
 public import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm serve`'s own options: where it listens and whom it lets in.

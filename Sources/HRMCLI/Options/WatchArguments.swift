@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// What `watch` and `record` share: the strap, the output, when to stop, Bluetooth, HRV, zones

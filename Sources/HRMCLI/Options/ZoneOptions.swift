@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `--max-hr`, `--rest-hr` and `--zones`: heart-rate zones for measurements, the live line and the

@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// The session's display on stdout, in the format chosen: a live line or table on a terminal,

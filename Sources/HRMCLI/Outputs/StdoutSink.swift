@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 import Synchronization
 import Threads

@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `--csv`: a header with the first row (a run that fails before any measurement prints no

@@ -1,5 +1,6 @@
 import HeartRate
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// Renders `hrm decode` results: one line per payload.

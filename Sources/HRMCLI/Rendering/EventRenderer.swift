@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// How `watch` writes events: one renderer per output mode. Each returns the text to write to

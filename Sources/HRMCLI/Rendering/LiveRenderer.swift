@@ -1,6 +1,7 @@
 import HRV
 import HeartRate
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// On a terminal: info and status lines scroll, and one live line at the bottom is redrawn in

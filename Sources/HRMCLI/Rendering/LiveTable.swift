@@ -1,5 +1,6 @@
 import HeartRate
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// On a terminal, with several straps: lines scroll above a table with a row per strap (name,

@@ -1,5 +1,6 @@
 import BlueZ
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// What `scan` shows: on a terminal a table sorted by signal under an elapsed-time line, redrawn

@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// The heart rate of the last minute as a line of block characters.

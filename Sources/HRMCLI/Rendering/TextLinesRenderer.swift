@@ -1,5 +1,6 @@
 import HRV
 import Monitor
+import Outputs
 import SessionLibrary
 
 #if canImport(Glibc)

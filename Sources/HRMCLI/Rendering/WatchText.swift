@@ -1,5 +1,6 @@
 import HeartRate
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// Watch's lines for people. Names, makers, models and status details come from the strap or from

@@ -1,4 +1,5 @@
 import Monitor
+public import Outputs
 import SessionLibrary
 
 /// The watch side of `hrm serve`, for the `hrm-serve` executable: the strap(s) found and watched

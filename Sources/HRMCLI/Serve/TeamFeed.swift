@@ -1,5 +1,6 @@
 import MQTT
 import Monitor
+public import Outputs
 import SessionLibrary
 
 /// `hrm serve --mqtt-team URL`: instead of watching a strap here, the feed is every strap that hrm

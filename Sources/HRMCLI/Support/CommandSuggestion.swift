@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm wach`: a first word that is no subcommand gets the nearest one named (`did you mean

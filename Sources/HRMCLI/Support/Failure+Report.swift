@@ -1,5 +1,6 @@
 import BlueZ
 import Monitor
+import Outputs
 import SessionLibrary
 
 extension Failure {

@@ -1,6 +1,7 @@
 import BlueZ
 import Logging
 import Monitor
+import Outputs
 import SessionLibrary
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// A session's words for people, on stderr: `hrm watch: ...` and its hints. A failure before the

@@ -1,5 +1,6 @@
 import Logging
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// swift-log's records as lines on stderr, for a person to read and attach to a bug report:

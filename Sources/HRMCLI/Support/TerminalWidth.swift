@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 #if canImport(Glibc)

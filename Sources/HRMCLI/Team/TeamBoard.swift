@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// What `hrm team` knows of every strap on every host, from the retained and live messages of

@@ -1,4 +1,5 @@
 import Monitor
+import Outputs
 import SessionLibrary
 
 /// `hrm team`'s table: a row per strap on every host (host, name, BPM, zone, state, age of the

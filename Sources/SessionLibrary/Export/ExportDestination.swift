@@ -1,5 +1,5 @@
 package import InputFiles
-package import Monitor
+import Monitor
 
 #if canImport(Glibc)
     import Glibc

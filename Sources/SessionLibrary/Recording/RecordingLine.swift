@@ -1,4 +1,4 @@
-package import HeartRate
+import HeartRate
 package import Monitor
 
 /// The lines of a recording (format 1, documented in the README, "Recording format"): a header,

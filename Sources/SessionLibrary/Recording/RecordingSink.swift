@@ -1,5 +1,5 @@
 package import Monitor
-package import Threads
+import Threads
 
 /// Writes a session's events to a recording, on a task of its own behind a `QueuedSink`: a line
 /// per event, whole lines only, each batch the queue hands over in one write(2), `fsync`ed at

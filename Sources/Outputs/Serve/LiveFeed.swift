@@ -1,5 +1,5 @@
-import Monitor
-import SessionLibrary
+package import Monitor
+package import SessionLibrary
 import Synchronization
 
 /// Something outside HRMCLI that takes the session's events as they happen: a web client of
@@ -18,37 +18,37 @@ public protocol FeedListener: AnyObject, Sendable {
 /// here gets the current state and then every later event, none twice and none missed.
 public final class LiveFeed: Sendable {
     private struct State {
-        var listeners: [any FeedListener] = []
-        var straps = DeviceTable<StrapState>()
+        package var listeners: [any FeedListener] = []
+        package var straps = DeviceTable<StrapState>()
         /// The last status without a strap (`scanning`), until a strap has one.
-        var sessionStatus: String? = nil
+        package var sessionStatus: String? = nil
     }
 
     /// A strap as a new client first sees it.
-    struct StrapState {
+    package struct StrapState {
         /// The host that published it (`--mqtt-team`); nil for a strap watched here.
-        var source: String? = nil
+        package var source: String? = nil
         /// Its address, when the table's key is not (a remote strap's key names its host too).
-        var device: String? = nil
-        var status: String? = nil
-        var state: String? = nil
-        var info: String? = nil
-        var name: String? = nil
-        var battery: Int? = nil
-        var batteryLine: String? = nil
-        var measurement: String? = nil
-        var hrv: String? = nil
-        var bpm = Tally()
+        package var device: String? = nil
+        package var status: String? = nil
+        package var state: String? = nil
+        package var info: String? = nil
+        package var name: String? = nil
+        package var battery: Int? = nil
+        package var batteryLine: String? = nil
+        package var measurement: String? = nil
+        package var hrv: String? = nil
+        package var bpm = Tally()
     }
 
     /// Min, average and max BPM of the session so far (heart rates above 0).
-    struct Tally {
-        var count = 0
-        var sum = 0
-        var minimum: Int? = nil
-        var maximum: Int? = nil
+    package struct Tally {
+        package var count = 0
+        package var sum = 0
+        package var minimum: Int? = nil
+        package var maximum: Int? = nil
 
-        mutating func add(_ bpm: Int) {
+        package mutating func add(_ bpm: Int) {
             guard bpm > 0 else { return }
             count += 1
             sum += bpm
@@ -115,7 +115,7 @@ public final class LiveFeed: Sendable {
     /// An event another hrm host published (`hrm serve --mqtt-team`): `object` is what `watch
     /// --json` printed there, `line` the same with `source` first. The host's straps are kept
     /// apart from any other host's, even with the same address.
-    func take(remote object: JSONValue, line: String, source: String) {
+    package func take(remote object: JSONValue, line: String, source: String) {
         guard let type = object["type"]?.string else { return }
         state.withLock { state in
             if let device = object["device"]?.string {
@@ -128,7 +128,7 @@ public final class LiveFeed: Sendable {
 
     /// A host went offline (its will, or a clean stop): each of its straps gets a `disconnected`
     /// status, so that pages show them as gone rather than frozen.
-    func hostOffline(_ source: String, at time: String) {
+    package func hostOffline(_ source: String, at time: String) {
         state.withLock { state in
             for key in state.straps.devices {
                 guard let strap = state.straps[key], strap.source == source, strap.state != "disconnected"
@@ -151,7 +151,7 @@ public final class LiveFeed: Sendable {
         }
     }
 
-    func take(_ event: MonitorEvent) {
+    package func take(_ event: MonitorEvent) {
         let line = MonitorEventJSON.line(event)
         state.withLock { state in
             if let device = event.device {
@@ -221,19 +221,24 @@ extension LiveFeed.StrapState {
 
 /// `hrm serve`'s feed as a session's output: immediate, because the feed only hands each line
 /// to its clients' bounded queues (a client that cannot keep up is dropped, never waited for).
-struct LiveFeedOutput: OutputProvider {
+package struct LiveFeedOutput: OutputProvider {
     /// The feed the server reads.
-    let feed: LiveFeed
+    package let feed: LiveFeed
 
-    func open(_ context: OutputContext) async throws(OutputFailure) -> SessionOutput {
+    package func open(_ context: OutputContext) async throws(OutputFailure) -> SessionOutput {
         SessionOutput(delivery: .immediate(LiveFeedSink(feed: feed)))
+    }
+
+    /// Every stored property, as given.
+    package init(feed: LiveFeed) {
+        self.feed = feed
     }
 }
 
 /// The feed as one of the session's sinks.
-struct LiveFeedSink: EventSink {
-    let feed: LiveFeed
+package struct LiveFeedSink: EventSink {
+    package let feed: LiveFeed
 
-    func receive(_ event: MonitorEvent) { feed.take(event) }
-    func finish() async {}
+    package func receive(_ event: MonitorEvent) { feed.take(event) }
+    package func finish() async {}
 }

@@ -1,6 +1,3 @@
-import Monitor
-import SessionLibrary
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -8,6 +5,6 @@ import SessionLibrary
 #endif
 
 /// This process's id, for a client id no other hrm on the host has.
-enum ProcessID {
-    static var current: Int32 { getpid() }
+package enum ProcessID {
+    package static var current: Int32 { getpid() }
 }

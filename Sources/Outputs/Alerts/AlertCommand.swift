@@ -1,4 +1,4 @@
-import Monitor
+package import Monitor
 import SessionLibrary
 import Spawn
 import Threads
@@ -15,13 +15,13 @@ import Threads
 /// It runs behind a `QueuedSink`: commands run one at a time on the sink's task, never on the
 /// strap's thread; one still running after `timeout` is stopped. Every wait for the child is an
 /// event on a thread of its own (`ChildProcess.wait`, `stop`): none holds a thread of Swift's pool.
-struct AlertCommand: SlowEventSink {
-    let command: String
-    let timeout: Duration
+package struct AlertCommand: SlowEventSink {
+    package let command: String
+    package let timeout: Duration
     /// Sends a problem (`alert_command_failed`) into the session, from the sink's task.
-    let report: @Sendable (MonitorEvent) -> Void
+    package let report: @Sendable (MonitorEvent) -> Void
 
-    func write(_ event: MonitorEvent) async throws {
+    package func write(_ event: MonitorEvent) async throws {
         guard case .alert(let alert) = event.kind else { return }
         let variables = [
             "HRM_ALERT=\(alert.direction.rawValue)", "HRM_BPM=\(alert.bpm)", "HRM_BOUND=\(alert.bound)",
@@ -46,7 +46,7 @@ struct AlertCommand: SlowEventSink {
         if status != 0 { problem(event, "--on-alert command exited with status \(status)") }
     }
 
-    func close() async {}
+    package func close() async {}
 
     private func problem(_ event: MonitorEvent, _ message: String) {
         report(

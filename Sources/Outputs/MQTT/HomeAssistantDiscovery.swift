@@ -4,23 +4,23 @@ import SessionLibrary
 /// Home Assistant's MQTT discovery: a retained config per sensor, so that a strap appears in
 /// Home Assistant as a device with a heart-rate and a battery sensor, unavailable when hrm is
 /// offline.
-struct HomeAssistantDiscovery: Sendable {
-    let prefix: String
-    let topics: MQTTTopics
+package struct HomeAssistantDiscovery: Sendable {
+    package let prefix: String
+    package let topics: MQTTTopics
 
     /// A heart rate older than this shows as unavailable: a strap gone quiet is not a number.
-    static let expireAfterSeconds = 30
+    package static let expireAfterSeconds = 30
 
     /// What the strap said about itself, for the device block.
-    struct Strap: Sendable, Equatable {
-        var address: String
-        var name: String?
-        var manufacturer: String?
-        var model: String?
+    package struct Strap: Sendable, Equatable {
+        package var address: String
+        package var name: String?
+        package var manufacturer: String?
+        package var model: String?
     }
 
     /// `(topic, payload)` for each sensor of `strap`.
-    func configs(for strap: Strap) -> [(topic: String, payload: String)] {
+    package func configs(for strap: Strap) -> [(topic: String, payload: String)] {
         let level = MQTTTopics.deviceLevel(strap.address)
         var device = JSONLine()
         device.add("identifiers", ["hrm_\(level)"])
@@ -60,5 +60,5 @@ struct HomeAssistantDiscovery: Sendable {
     }
 
     /// Home Assistant says `online` here when it starts: the configs are published again then.
-    var birthTopic: String { "\(prefix)/status" }
+    package var birthTopic: String { "\(prefix)/status" }
 }

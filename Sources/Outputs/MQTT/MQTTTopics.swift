@@ -13,32 +13,32 @@ import SessionLibrary
 ///     hrm/<id>/<device>/summary       the session's summary, at the end (retained)
 ///
 /// `<device>` is the strap's address in lower case without colons.
-struct MQTTTopics: Sendable, Equatable {
-    let prefix: String
-    let host: String
+package struct MQTTTopics: Sendable, Equatable {
+    package let prefix: String
+    package let host: String
 
-    var status: String { "\(prefix)/\(host)/status" }
+    package var status: String { "\(prefix)/\(host)/status" }
 
-    func device(_ address: String, _ leaf: Leaf) -> String {
+    package func device(_ address: String, _ leaf: Leaf) -> String {
         "\(prefix)/\(host)/\(Self.deviceLevel(address))/\(leaf.rawValue)"
     }
 
-    enum Leaf: String, CaseIterable, Sendable {
+    package enum Leaf: String, CaseIterable, Sendable {
         case measurement, bpm, state, info, battery, hrv, summary
     }
 
     /// `C0:FF:EE:00:00:01` → `c0ffee000001`.
-    static func deviceLevel(_ address: String) -> String {
+    package static func deviceLevel(_ address: String) -> String {
         String(address.lowercased().filter { $0 != ":" })
     }
 
     /// What every hrm host publishes, for a subscriber: `hrm/+/status`, `hrm/+/+/measurement`, ….
-    func subscriptions() -> [String] {
+    package func subscriptions() -> [String] {
         ["\(prefix)/+/status"] + Leaf.allCases.map { "\(prefix)/+/+/\($0.rawValue)" }
     }
 
     /// Why `text` cannot be one topic level (empty, a slash, a wildcard, a NUL), or nil.
-    static func problem(withLevel text: String) -> String? {
+    package static func problem(withLevel text: String) -> String? {
         if text.isEmpty { return "must not be empty" }
         if text.contains(where: { "/+#".contains($0) || $0 == "\0" }) {
             return "'\(TerminalText.sanitised(text, limit: 40))' must not contain /, + or #"
@@ -47,8 +47,14 @@ struct MQTTTopics: Sendable, Equatable {
     }
 
     /// `text` as a topic level: wildcards, slashes and spaces replaced; nil when nothing is left.
-    static func level(_ text: String) -> String? {
+    package static func level(_ text: String) -> String? {
         let cleaned = String(text.map { "/+# \0".contains($0) || $0.isNewline ? "_" : $0 })
         return cleaned.isEmpty ? nil : cleaned
+    }
+
+    /// Every stored property, as given.
+    package init(prefix: String, host: String) {
+        self.prefix = prefix
+        self.host = host
     }
 }

@@ -1,5 +1,5 @@
-import MQTT
-import Monitor
+package import MQTT
+package import Monitor
 import SessionLibrary
 import Synchronization
 
@@ -9,30 +9,33 @@ import Synchronization
 /// client's outbox, which never blocks (the client's own thread does the network). While the
 /// broker is away the outbox keeps the messages, in order, and sends them when it is back; the
 /// strap's stream never waits for the broker.
-final class MQTTSink: EventSink {
+package final class MQTTSink: EventSink {
     private struct State {
         /// Straps in the order they came, with what they said about themselves.
-        var straps: [HomeAssistantDiscovery.Strap] = []
-        var connectedBefore = false
+        package var straps: [HomeAssistantDiscovery.Strap] = []
+        package var connectedBefore = false
     }
 
-    let settings: MQTTSettings
+    package let settings: MQTTSettings
     private let client: MQTTClient
     private let discovery: HomeAssistantDiscovery?
     private let state = Mutex(State())
     private let command: String
     private let report: @Sendable (MonitorEvent) -> Void
+    /// Where the sink says the broker is back, and what it could not send.
+    private let console: any SessionConsole
     private let watcher: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     /// Held while the broker is away: 10 minutes of 1 Hz from 8 straps (two messages a
     /// measurement), about 2 MB at most.
-    static let outboxCapacity = 20_000
+    package static let outboxCapacity = 20_000
 
     /// Connects to the broker (a clear error now rather than a silent failure later: bad
     /// credentials, nothing listening, a TLS problem), says `online`, and starts following the
     /// connection. `report` gets the session's events about the broker (lost, messages dropped).
-    static func connect(
-        _ settings: MQTTSettings, command: String, report: @escaping @Sendable (MonitorEvent) -> Void
+    package static func connect(
+        _ settings: MQTTSettings, command: String, console: any SessionConsole = SilentConsole(),
+        report: @escaping @Sendable (MonitorEvent) -> Void
     ) async throws(MQTTError) -> MQTTSink {
         var options = MQTTOptions(clientID: "hrm-\(settings.topics.host)-\(ProcessID.current)")
         options.will = MQTTMessage(topic: settings.topics.status, text: "offline", retain: true)
@@ -45,13 +48,15 @@ final class MQTTSink: EventSink {
             await client.close(within: .zero)
             throw error
         }
-        return MQTTSink(settings: settings, client: client, command: command, report: report)
+        return MQTTSink(
+            settings: settings, client: client, command: command, console: console, report: report)
     }
 
     private init(
-        settings: MQTTSettings, client: MQTTClient, command: String,
+        settings: MQTTSettings, client: MQTTClient, command: String, console: any SessionConsole,
         report: @escaping @Sendable (MonitorEvent) -> Void
     ) {
+        self.console = console
         self.settings = settings
         self.client = client
         self.command = command
@@ -65,7 +70,7 @@ final class MQTTSink: EventSink {
 
     /// The session begins: `online`, Home Assistant's birth topic, and the task that follows
     /// the connection (owned here until `finish`, which ends and awaits it).
-    func start() {
+    package func start() {
         client.publish(MQTTMessage(topic: topics.status, text: "online", retain: true))
         if let discovery { client.subscribe(discovery.birthTopic) }
         let task = Task { [self] in
@@ -86,7 +91,7 @@ final class MQTTSink: EventSink {
             // The broker published the will when the link went: online again, first thing after
             // what waited.
             client.publish(MQTTMessage(topic: topics.status, text: "online", retain: true))
-            StandardOutput.diagnostic(
+            console.say(
                 "hrm \(command): mqtt: connected to \(settings.url) again; sending \(client.outboxCount) queued messages"
             )
         case .disconnected(let reason):
@@ -115,7 +120,7 @@ final class MQTTSink: EventSink {
         }
     }
 
-    func receive(_ event: MonitorEvent) {
+    package func receive(_ event: MonitorEvent) {
         guard let device = event.device else {
             if case .status(.stopped, _) = event.kind {
                 for strap in state.withLock({ $0.straps }) {
@@ -187,12 +192,12 @@ final class MQTTSink: EventSink {
 
     /// `offline` after everything queued, then a clean disconnect (no will); 5 s at most for
     /// what is still queued, then given up with a word on stderr.
-    func finish() async {
+    package func finish() async {
         await client.close(
             last: [MQTTMessage(topic: topics.status, text: "offline", retain: true)], within: .seconds(5))
         let left = client.outboxCount
         if left > 0 {
-            StandardOutput.diagnostic(
+            console.say(
                 "hrm \(command): mqtt: \(left) message\(left == 1 ? "" : "s") could not be sent to \(settings.url) before exiting"
             )
         }
