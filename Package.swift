@@ -83,11 +83,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Open Sound Control 1.0 messages (VRChat's avatar parameters): pure Swift, no
+        // dependencies.
+        .target(name: "OSC", swiftSettings: strict),
+        .testTarget(name: "OSCTests", dependencies: ["OSC"], swiftSettings: strict),
+
         // The outputs that carry dependencies of their own: MQTT (libmosquitto), --on-alert's
         // child processes, hrm serve's live feed. Each is an OutputProvider of the core's contract.
         .target(
             name: "Outputs",
-            dependencies: ["Monitor", "SessionLibrary", "MQTT", "Spawn", "Threads"],
+            dependencies: ["Monitor", "SessionLibrary", "MQTT", "OSC", "Spawn", "Threads"],
             swiftSettings: strict
         ),
 

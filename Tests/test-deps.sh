@@ -37,12 +37,14 @@ fi
 
 # The venvs of the independent Python readers, made once here, up front, rather than by the first
 # test that needs them (the tests make them with the same script when they are missing): hrm hrv
-# against hrv-analysis and neurokit2; hrm serve's WebSocket clients; the FIT encoder's files
+# against hrv-analysis and neurokit2; hrm serve's WebSocket clients; `--osc`'s messages against python-osc; the FIT encoder's files
 # against Garmin's FIT SDK and fitdecode. PyPI out of reach is not fatal here: the tests say
 # SKIPPED and why.
 Tests/prepare-venv.sh hrv 600 "neurokit2 hrvanalysis" neurokit2 hrv-analysis ||
     echo "hrv-check: SKIPPED the venv for the independent HRV check: neurokit2 and hrv-analysis could not be installed; the tests try again, and say SKIPPED if they cannot"
 Tests/prepare-venv.sh serve 300 "websockets.sync.client" websockets ||
     echo "serve-check: SKIPPED the venv for hrm serve's WebSocket clients: websockets could not be installed; the tests try again, and say SKIPPED if they cannot"
+Tests/prepare-venv.sh osc 300 "pythonosc" python-osc ||
+    echo "osc-check: SKIPPED the venv for the OSC receiver: python-osc could not be installed; the tests try again, and say SKIPPED if they cannot"
 Tests/prepare-venv.sh fit 600 "garmin_fit_sdk fitdecode" garmin-fit-sdk fitdecode ||
     echo "fit-check: SKIPPED the venv for the independent FIT check: garmin-fit-sdk and fitdecode could not be installed; the tests try again, and say SKIPPED if they cannot"

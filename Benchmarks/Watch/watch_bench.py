@@ -34,6 +34,8 @@ TARGETS = {"p99_ms": 0.15, "cpu_us": 15.0, "rss_mib": 10.0, "idle_pct": 0.1}
 
 RR_FRAMES = False
 RECORD = False
+# --osc: hrm sends OSC to a UDP socket this harness drains (watch_bench.py --osc).
+OSC_PORT = None
 
 
 def rr_ticks(n):
@@ -61,11 +63,28 @@ def scenario(rate, seconds, sequence):
     return {"description": "benchmark", "devices": [device]}
 
 
+def osc_drain():
+    """A UDP socket on loopback that reads and drops every datagram, on a thread; its port."""
+    import socket
+    import threading
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", 0))
+
+    def drain():
+        while True:
+            sink.recv(65536)
+
+    threading.Thread(target=drain, daemon=True).start()
+    return sink.getsockname()[1]
+
+
 def inner(args):
     """Runs hrm watch (inside hrm-sim), records each line's arrival and hrm's CPU, writes JSON."""
     command = [args.hrm, "watch", ADDRESS, "--json", "--duration", str(args.duration)]
     if args.record_to:
         command += ["--record", args.record_to]
+    if args.osc_to:
+        command += ["--osc", args.osc_to]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     fd = child.stdout.fileno()
     arrivals = []  # (mono_ns, sequence or bpm)
@@ -109,7 +128,8 @@ def run_round(hrm, sim, rate, seconds, sequence):
         subprocess.run(
             [sim, "--scenario", scenario_path, "--log", log, "--", sys.executable, __file__, "--inner",
              "--hrm", hrm, "--out", out, "--duration", str(seconds)]
-            + (["--record-to", os.path.join(work, "recording.jsonl")] if RECORD else []),
+            + (["--record-to", os.path.join(work, "recording.jsonl")] if RECORD else [])
+            + (["--osc-to", f"127.0.0.1:{OSC_PORT}"] if OSC_PORT else []),
             env=env, check=False,
         )
         result = json.load(open(out))
@@ -173,16 +193,21 @@ def main():
     parser.add_argument("--record", action="store_true",
                         help="hrm records the session too (--record into the round's folder)")
     parser.add_argument("--record-to", help=argparse.SUPPRESS)
+    parser.add_argument("--osc", action="store_true",
+                        help="hrm sends --osc to a UDP socket the harness drains")
+    parser.add_argument("--osc-to", help=argparse.SUPPRESS)
     parser.add_argument("--rr", action="store_true",
                         help="frames carry an RR interval each (watch's HRV works per frame)")
     parser.add_argument("--label", default="hrm watch --json",
                         help="what --hrm is, for the report (the floor reader: see floor/)")
     args = parser.parse_args()
-    global RR_FRAMES, RECORD
+    global RR_FRAMES, RECORD, OSC_PORT
     RR_FRAMES = args.rr
     RECORD = args.record
     if args.inner:
         return inner(args)
+    if args.osc:
+        OSC_PORT = osc_drain()
 
     print(f"{args.label}, 200 notifications/s for 10 s, {args.rounds} rounds:", flush=True)
     rows = streaming(args.hrm, args.sim, args.rounds)

@@ -20,7 +20,11 @@ public struct OutputArguments: ParsableArguments, Sendable {
 
     @OptionGroup(title: "MQTT") public var mqtt: MQTTArguments
 
-    private static var registry: [Registered] { [Registered(\.alerts), Registered(\.mqtt)] }
+    @OptionGroup(title: "OSC") public var osc: OSCArguments
+
+    private static var registry: [Registered] {
+        [Registered(\.alerts), Registered(\.mqtt), Registered(\.osc)]
+    }
 
     public init() {}
 

@@ -61,6 +61,7 @@ public struct WatchArguments: ParsableArguments, Sendable {
             limits: limits.runLimits, bluetooth: bluetooth.choice, reconnect: !noReconnect,
             scanTimeout: search.chosenScanTimeout, hrv: hrv.settings,
             zones: zones.chosen, alertAbove: outputs.alerts.alertAbove, alertBelow: outputs.alerts.alertBelow,
+            maximumHeartRate: zones.maxHr,
             outputs: (recording.map { [RecordingOutput(choice: $0)] } ?? []) + outputs.requested,
             display: StdoutOutput(format: output.chosen, colour: output.chosenColor),
             console: StandardConsole(command: command, json: output.chosen == .json), logs: HRMLog.session)

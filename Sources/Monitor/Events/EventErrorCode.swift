@@ -42,6 +42,9 @@ package struct EventErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     package static let mqttDropped = EventErrorCode(rawValue: "mqtt_dropped")
     /// `decode`: text that is not hex.
     package static let invalidHex = EventErrorCode(rawValue: "invalid_hex")
+    /// `--osc`: a message could not be sent (nothing listening, the network refused it), or the
+    /// host given does not resolve.
+    package static let oscSendFailed = EventErrorCode(rawValue: "osc_send_failed")
 
     /// Every code the monitoring core sends: the payload's, Bluetooth's and the session's own
     /// (`all`, with the outputs' libraries' codes, is the CLI's).
@@ -53,7 +56,7 @@ package struct EventErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
                 .malformedValue, .notificationsDropped, .acquireNotifyFailed, .outputStalled,
                 .infoUnavailable,
                 .alertCommandFailed, .recordingFailed, .recordingDropped, .mqttDisconnected, .mqttDropped,
-                .invalidHex,
+                .invalidHex, .oscSendFailed,
             ]
     }
 }

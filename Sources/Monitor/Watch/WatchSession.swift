@@ -20,6 +20,8 @@ package struct WatchOptions: Sendable {
     package var zones: HeartRateZones? = nil
     package var alertAbove: Int? = nil
     package var alertBelow: Int? = nil
+    /// The person's maximum heart rate, when given (`--max-hr`): what outputs scale by.
+    package var maximumHeartRate: Int? = nil
     /// Where the events go besides stdout, in the order asked for: the recording, then the
     /// outputs of `OutputArguments`, then what the command adds (`hrm serve`'s feed).
     package var outputs: [any OutputProvider] = []
@@ -37,7 +39,8 @@ package struct WatchOptions: Sendable {
         limits: RunLimits = RunLimits(), bluetooth: AdapterChoice = AdapterChoice(), reconnect: Bool = true,
         scanTimeout: Seconds = AdapterChoice.defaultScanTimeout,
         hrv: HRVTracker.Settings = HRVTracker.Settings(), zones: HeartRateZones? = nil,
-        alertAbove: Int? = nil, alertBelow: Int? = nil, outputs: [any OutputProvider] = [],
+        alertAbove: Int? = nil, alertBelow: Int? = nil, maximumHeartRate: Int? = nil,
+        outputs: [any OutputProvider] = [],
         display: (any OutputProvider)? = nil, console: any SessionConsole = SilentConsole(),
         logs: SessionLogs = SessionLogs()
     ) {
@@ -52,6 +55,7 @@ package struct WatchOptions: Sendable {
         self.zones = zones
         self.alertAbove = alertAbove
         self.alertBelow = alertBelow
+        self.maximumHeartRate = maximumHeartRate
         self.outputs = outputs
         self.display = display
         self.console = console
