@@ -80,7 +80,7 @@ DEMO_SCENARIO ?= basic
 demo: build
 	.build/debug/hrm-sim --scenario $(DEMO_SCENARIO) -- .build/debug/hrm watch --duration 20
 
-SERVE_SUITES = ServeBinaryTests|ServePageBrowserTests|ServeFeedTests
+SERVE_SUITES = ServeBinaryTests|ServePageBrowserTests|ServeFeedTests|ServeMetricsTests
 
 # The whole suite: unit tests, the built hrm binary run as a process, and the D-Bus tests on a
 # private dbus-daemon that the tests start themselves.

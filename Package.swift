@@ -92,7 +92,7 @@ let package = Package(
         // child processes, hrm serve's live feed. Each is an OutputProvider of the core's contract.
         .target(
             name: "Outputs",
-            dependencies: ["Monitor", "SessionLibrary", "MQTT", "OSC", "Spawn", "Threads"],
+            dependencies: ["Monitor", "SessionLibrary", "HeartRate", "MQTT", "OSC", "Spawn", "Threads"],
             swiftSettings: strict
         ),
 

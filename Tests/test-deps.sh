@@ -23,6 +23,8 @@ command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || need+=(mosquitt
 command -v mosquitto_sub >/dev/null || need+=(mosquitto-clients)
 # hrm serve's page is tested in a real browser (ServePageBrowserTests): Debian's chromium, headless.
 command -v chromium >/dev/null || need+=(chromium)
+# hrm serve's /metrics is scraped by a real Prometheus in the tests.
+command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || need+=(prometheus)
 # The live display is tested on a real pty (script(1)).
 command -v script >/dev/null || need+=(bsdutils)
 if ((${#need[@]})); then
@@ -46,5 +48,7 @@ Tests/prepare-venv.sh serve 300 "websockets.sync.client" websockets ||
     echo "serve-check: SKIPPED the venv for hrm serve's WebSocket clients: websockets could not be installed; the tests try again, and say SKIPPED if they cannot"
 Tests/prepare-venv.sh osc 300 "pythonosc" python-osc ||
     echo "osc-check: SKIPPED the venv for the OSC receiver: python-osc could not be installed; the tests try again, and say SKIPPED if they cannot"
+Tests/prepare-venv.sh metrics 300 "prometheus_client" prometheus-client ||
+    echo "metrics-check: SKIPPED the venv for prometheus_client: it could not be installed; the tests try again, and say SKIPPED if they cannot"
 Tests/prepare-venv.sh fit 600 "garmin_fit_sdk fitdecode" garmin-fit-sdk fitdecode ||
     echo "fit-check: SKIPPED the venv for the independent FIT check: garmin-fit-sdk and fitdecode could not be installed; the tests try again, and say SKIPPED if they cannot"

@@ -31,6 +31,7 @@ struct ServeMain: AsyncParsableCommand {
         let file = try arguments.applyConfigFile(command: "serve")
         serve.fill(from: file)
         let feed = LiveFeed()
+        let metrics = SessionMetrics()
         let hub = ClientHub(feed: feed, maximum: serve.maxClients, verbose: serve.verbose)
         let machine = MachineNames()
         let policy = AccessPolicy(serve, machine: machine)
@@ -39,7 +40,7 @@ struct ServeMain: AsyncParsableCommand {
                 "closed the connection of \(RequestGate.peer(channel)): more than \(HeadWaiters.limit) connections were waiting for a request head (a slowloris?)",
                 kind: "waiting")
         }
-        let server = Server(hub: hub, settings: serve, policy: policy, waiters: waiters)
+        let server = Server(hub: hub, metrics: metrics, settings: serve, policy: policy, waiters: waiters)
         let address = serve.address
         let (bound, boundContinuation) = AsyncStream.makeStream(of: Int?.self)
         let app = Application(
@@ -79,7 +80,8 @@ struct ServeMain: AsyncParsableCommand {
             if let team = serve.mqttTeam {
                 await TeamFeed.run(team, limits: arguments.limits, feed: feed, whenStopped: closeClients)
             } else {
-                await ServeSession.run(arguments, record: serve.record, feed: feed, whenStopped: closeClients)
+                await ServeSession.run(
+                    arguments, record: serve.record, feed: feed, metrics: metrics, whenStopped: closeClients)
             }
         await hub.closeAll(grace: ClientHub.shutdownGrace)
         ticker.cancel()
@@ -113,7 +115,7 @@ struct ServeMain: AsyncParsableCommand {
     /// The log line people click: the address listened on; on every interface, that it is so and
     /// the machine's name to reach it by.
     static func listening(_ address: ListenAddress, hostName: String?) -> String {
-        let feeds = "(feed: /events, /ws; snapshot: /api/current)"
+        let feeds = "(feed: /events, /ws; snapshot: /api/current; metrics: /metrics)"
         guard address.isEveryInterface else { return "listening on \(address.url) \(feeds)" }
         var reach = ListenAddress(host: "127.0.0.1", port: address.port).url
         if let hostName { reach = ListenAddress(host: hostName, port: address.port).url + ", " + reach }

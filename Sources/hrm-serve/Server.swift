@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import NIOCore
+import Outputs
 
 /// A request's context: Hummingbird's, and the connection (a feed client's connection is closed
 /// from outside when the client is dropped).
@@ -21,6 +22,8 @@ struct FeedRequestContext: RequestContext {
 /// changes anything. What may reach them is decided before, by `RequestGate`.
 struct Server: Sendable {
     let hub: ClientHub
+    /// What `/metrics` shows.
+    let metrics: SessionMetrics
     let settings: ServeArguments
     let policy: AccessPolicy
     let waiters: HeadWaiters
@@ -69,6 +72,18 @@ struct Server: Sendable {
                     // connection ends with it, once what is written has gone out.
                     context.channel.close(mode: .output, promise: nil)
                 })
+        }
+        // Prometheus: the classic text format, or OpenMetrics when the scraper asks for it.
+        router.get("/metrics") { request, _ in
+            let openMetrics = MetricsExposition.wantsOpenMetrics(request.headers[.accept])
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: openMetrics
+                        ? MetricsExposition.openMetricsType : MetricsExposition.textType,
+                    .cacheControl: "no-store",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render(openMetrics: openMetrics))))
         }
         // A plain GET (the upgrade itself is taken before the routes).
         router.get("/ws") { _, _ in

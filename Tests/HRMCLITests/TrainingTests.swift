@@ -133,7 +133,7 @@ import Testing
                 "hrv",
                 "measurement", "measurement", "hrv",
             ])
-        guard case .hrv(let last) = try #require(events.last).kind else { return #expect(Bool(false)) }
+        guard case .hrv(let last, _) = try #require(events.last).kind else { return #expect(Bool(false)) }
         // The window kept the beats from before the drop: 4 of 1000 ms and 3 of 819/1.024 ms.
         #expect(last.beats == 7)
         // Only differences within a run count: all 0, so the 1000 -> 799.8 ms step across the drop is not one.

@@ -41,7 +41,7 @@ struct LiveRenderer: EventRenderer {
         case .battery(let percent):
             battery = percent
             return redraw()
-        case .hrv(let metrics):
+        case .hrv(let metrics, _):
             hrv = metrics
             return redraw()
         case .alert(let alert):

@@ -21,7 +21,7 @@ struct TextLinesRenderer: EventRenderer {
         switch event.kind {
         case .measurement(let m, let zone):
             return "\(clock)  \(MeasurementRendering.text(m))\(zone.map { "  zone \($0)" } ?? "")\n"
-        case .hrv(let metrics):
+        case .hrv(let metrics, _):
             return "\(clock)  HRV  \(HRVRendering.text(metrics))\n"
         case .alert(let alert):
             return "\(clock)  !! \(WatchText.alert(alert))\n"

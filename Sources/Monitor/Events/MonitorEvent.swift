@@ -21,7 +21,9 @@ package struct MonitorEvent: Sendable {
         /// HRV over the most recent beats, sent right after the measurement that brought the
         /// last of them.
         /// (Indirect, as the summary: rare events that would make every event bigger.)
-        indirect case hrv(HRVMetrics)
+        /// `sessionArtefacts`: the beats corrected since the session began (a counter for
+        /// metrics; the window's own are in the metrics).
+        indirect case hrv(HRVMetrics, sessionArtefacts: Int = 0)
         /// The heart rate crossed an `--alert-above`/`--alert-below` bound and stayed there.
         case alert(HeartRateAlert)
         /// A strap's session in figures, sent just before the `stopped` status.

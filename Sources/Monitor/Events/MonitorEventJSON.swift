@@ -33,7 +33,7 @@ package enum MonitorEventJSON {
             if let hex { json.add("hex", hex) }
         case .battery(let percent):
             json.add("percent", percent)
-        case .hrv(let metrics):
+        case .hrv(let metrics, _):
             HRVRendering.addFields(of: metrics, to: &json)
             json.add("window_s", HRVRendering.rounded(metrics.seconds))
         case .alert(let alert):

@@ -35,3 +35,5 @@ package struct DeviceTable<Value> {
         if !entries.contains(where: { $0.device == device }) { entries.append((device, makeValue())) }
     }
 }
+
+extension DeviceTable: Sendable where Value: Sendable {}

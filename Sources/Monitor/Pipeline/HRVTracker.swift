@@ -50,7 +50,10 @@ package final class HRVTracker: EventProcessor {
             // copy would copy the window's beats per notification.
             let metrics = straps[device, default: Strap(settings)].add(
                 m.rrIntervals, at: event.time.millisecondsSinceEpoch, every: settings.every)
-            if let metrics { emit(event.followedBy(.hrv(metrics))) }
+            if let metrics {
+                let artefacts = straps[device]?.session.metrics().artefacts ?? 0
+                emit(event.followedBy(.hrv(metrics, sessionArtefacts: artefacts)))
+            }
         case .status(.disconnected, _), .status(.reconnecting, _):
             if straps[device] != nil { straps[device, default: Strap(settings)].endRun() }
         default:
