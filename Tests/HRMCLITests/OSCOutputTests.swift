@@ -48,8 +48,10 @@ import Testing
         // The beat stops 2.5 s after the last measurement.
         #expect(schedule.fire(now: Self.at(5000)).count == 3)
         #expect(schedule.next() == nil)
-        // No contact (0 bpm): none.
+        // No contact (0 bpm): none; nor from a heart rate no heart beats at.
         schedule.heartRate(0, now: Self.at(6000))
+        #expect(schedule.next() == nil)
+        schedule.heartRate(1200, now: Self.at(6000))
         #expect(schedule.next() == nil)
         // RR coming back take over from the heart rate, played from when they came.
         schedule.heartRate(60, now: Self.at(7000))

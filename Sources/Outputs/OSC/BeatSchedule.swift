@@ -24,6 +24,8 @@ package struct BeatSchedule<Instant: InstantProtocol>: Sendable where Instant.Du
     /// How far behind playback may fall before it starts again from now: a strap's intervals come
     /// about a second late, so more than this means a gap (a drop, a stall), not a backlog.
     package static var catchUp: Duration { .seconds(3) }
+    /// The fastest heart rate beaten out: a UINT16 field can say 65535 bpm, no heart can.
+    package static var fastest: Int { 300 }
     /// How long the heart rate's beat goes on after the measurement that gave it.
     package static var tempoHold: Duration { .milliseconds(2500) }
 
@@ -39,9 +41,10 @@ package struct BeatSchedule<Instant: InstantProtocol>: Sendable where Instant.Du
     }
 
     /// A measurement without RR: beats at 60/`bpm` s until a little after the next measurement is
-    /// due. A heart rate of 0 (no skin contact) stops them.
+    /// due. A heart rate of 0 (no skin contact), or one no heart beats at (above `fastest`), stops
+    /// them.
     package mutating func heartRate(_ bpm: Int, now: Instant) {
-        guard bpm > 0 else {
+        guard bpm > 0, bpm <= Self.fastest else {
             tempo = nil
             return
         }

@@ -47,6 +47,29 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
         case connected(Bool)
     }
 
+    /// What waits for the task. Measurements in a row are merged (the last heart rate, every
+    /// interval), so a strap far faster than OSC needs costs one wake-up and one set of messages
+    /// per `minimumGap`, not per notification; the intervals are all kept, for the beats.
+    private struct Pending {
+        var inputs: [Input] = []
+        /// The task has been woken for what waits (or is about to take it).
+        var signalled = false
+        var finished = false
+
+        mutating func append(_ input: Input) {
+            if case .measurement(_, let more) = input, case .measurement(_, let earlier)? = inputs.last {
+                guard case .measurement(let bpm, _) = input else { return }
+                inputs[inputs.count - 1] = .measurement(bpm: bpm, intervals: earlier + more)
+            } else {
+                inputs.append(input)
+            }
+        }
+    }
+
+    /// The least time between two sets of messages: 20 a second at most, more than any avatar
+    /// shows (a strap sends 1 to 4 a second, so every one of its measurements is sent).
+    package static var minimumGap: Duration { .milliseconds(50) }
+
     /// Which strap is followed.
     private struct Following {
         var device: String? = nil
@@ -62,8 +85,9 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
     private let report: @Sendable (MonitorEvent) -> Void
     private let console: any SessionConsole
     private let command: String
-    private let inputs: AsyncStream<Input>
-    private let continuation: AsyncStream<Input>.Continuation
+    private let pending = Mutex(Pending())
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
     private let following = Mutex(Following())
     private let schedule = Mutex(BeatSchedule<C.Instant>())
     private let dropped = Atomic<Int>(0)
@@ -84,8 +108,7 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
         self.report = report
         // A second of a strap's notifications many times over: a task that falls this far
         // behind loses the oldest, never the strap's time.
-        (inputs, continuation) = AsyncStream.makeStream(
-            of: Input.self, bufferingPolicy: .bufferingNewest(256))
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     package func start() {
@@ -107,23 +130,34 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
             }
         case .measurement(let measurement, _):
             guard isFollowed(device) else { return }
-            continuation.yield(
+            tell(
                 .measurement(
                     bpm: Int(measurement.heartRate),
                     intervals: measurement.rrIntervals.map {
                         .microseconds(Int64(($0.milliseconds * 1000).rounded()))
                     }))
         case .status(.connected, _):
-            if following.withLock({ $0.device == device }) { continuation.yield(.connected(true)) }
+            if following.withLock({ $0.device == device }) { tell(.connected(true)) }
         case .status(.disconnected, _), .status(.reconnecting, _):
-            if following.withLock({ $0.device == device }) { continuation.yield(.connected(false)) }
+            if following.withLock({ $0.device == device }) { tell(.connected(false)) }
         default:
             break
         }
     }
 
+    /// Queues `input` for the task, waking it unless it has been woken already.
+    private func tell(_ input: Input) {
+        let wakeUp = pending.withLock { pending in
+            pending.append(input)
+            defer { pending.signalled = true }
+            return !pending.signalled
+        }
+        if wakeUp { wake.yield() }
+    }
+
     package func finish() async {
-        continuation.finish()
+        pending.withLock { $0.finished = true }
+        wake.finish()
         guard let running = task.withLock({ $0 }) else { return }
         // Sending never waits, so the task ends at once; the bound only keeps a promise.
         await withTaskGroup(of: Void.self) { group in
@@ -161,42 +195,57 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
 
     /// The task: messages as measurements come, beats as they fall due, until the stream ends.
     private func run() async {
-        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (beatWakes, beatWake) = AsyncStream.makeStream(
+            of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.playBeats(wakes) }
+            group.addTask { await self.playBeats(beatWakes) }
             var connected = false
-            for await input in inputs {
-                switch input {
-                case .measurement(let bpm, let intervals):
-                    if !connected {
-                        connected = true
-                        send("isHRConnected", .bool(true))
+            var wakeUps = wakes.makeAsyncIterator()
+            while true {
+                let awake = await wakeUps.next() != nil
+                let (inputs, finished) = pending.withLock { pending in
+                    defer {
+                        pending.inputs.removeAll(keepingCapacity: true)
+                        pending.signalled = false
                     }
-                    sendHeartRate(bpm)
-                    let now = clock.now
-                    schedule.withLock { schedule in
-                        if intervals.isEmpty {
-                            schedule.heartRate(bpm, now: now)
-                        } else {
-                            schedule.add(intervals, now: now)
-                        }
-                    }
-                    wake.yield()
-                case .connected(true):
-                    if !connected {
-                        connected = true
-                        send("isHRConnected", .bool(true))
-                    }
-                case .connected(false):
-                    // `disconnected` then `reconnecting`: said once.
-                    guard connected else { continue }
-                    flushBeats(now: clock.now)
-                    connected = false
-                    send("isHRConnected", .bool(false))
+                    return (pending.inputs, pending.finished)
                 }
+                for input in inputs {
+                    switch input {
+                    case .measurement(let bpm, let intervals):
+                        if !connected {
+                            connected = true
+                            send("isHRConnected", .bool(true))
+                        }
+                        sendHeartRate(bpm)
+                        let now = clock.now
+                        schedule.withLock { schedule in
+                            if intervals.isEmpty {
+                                schedule.heartRate(bpm, now: now)
+                            } else {
+                                schedule.add(intervals, now: now)
+                            }
+                        }
+                        beatWake.yield()
+                    case .connected(true):
+                        if !connected {
+                            connected = true
+                            send("isHRConnected", .bool(true))
+                        }
+                    case .connected(false):
+                        // `disconnected` then `reconnecting`: said once.
+                        guard connected else { continue }
+                        flushBeats(now: clock.now)
+                        connected = false
+                        send("isHRConnected", .bool(false))
+                    }
+                }
+                if !awake || finished { break }
+                // What comes meanwhile waits and is merged: one set of messages per gap at most.
+                do { try await clock.sleep(for: Self.minimumGap) } catch { break }
             }
             group.cancelAll()
-            wake.finish()
+            beatWake.finish()
         }
         // hrm stops: the beats still waiting, then disconnected, once more.
         flushBeats(now: clock.now)
