@@ -20,6 +20,9 @@ Checks (all by default):
              the beats changed and RMSSD within 1 %, on corrupted ones every injected artefact
              found, nothing else touched and RMSSD within 3 % (KNOWN_SHORTFALLS says where
              not yet, and by how much at most). Prints the table of the README's HRV section.
+             Then sweep.py's 50 series of mild ectopic beats amid strong sinus arrhythmia, on
+             seeds outside the corpus: hrm's median and worst RMSSD error and the precision and
+             recall of the RRs it changes, within sweep.BOUNDS.
 
 Prints PASS, FAIL or SKIPPED for each check, then which ran; exits 1 when any failed, 2 when the
 libraries cannot be used.
@@ -345,6 +348,24 @@ def check_corpus(binary, nk, report):
     return "artefacts"
 
 
+def check_sweep(binary, nk, report):
+    """sweep.py's 50 series of mild ectopic beats amid strong sinus arrhythmia (seeds outside the
+    corpus): hrm within its BOUNDS; neurokit2's Kubios on the same for information."""
+    import sweep
+
+    figures = sweep.summary(sweep.sweep(binary, nk, sweep.seed_range("300-349")))
+    print("  sweep of 50 mild-ectopic series (Tests/HRVCheck/sweep.py, seeds 300-349):")
+    for tool, values in figures.items():
+        print(f"    {tool}: |RMSSD error| median {values['median_error']:.2f} %, worst {values['worst_error']:.1f} %, "
+              f"precision {values['precision']:.3f}, recall {values['recall']:.3f}")
+    hrm = figures["hrm"]
+    for name, bound in sweep.BOUNDS.items():
+        error = name.endswith("error")
+        ok = hrm[name] <= bound if error else hrm[name] >= bound
+        report.expect("artefacts", f"sweep: {name} {'at most' if error else 'at least'} {bound}", ok,
+                      f"hrm {hrm[name]:.3f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hrm", help="the hrm binary")
@@ -372,6 +393,7 @@ def main():
             elif name == "artefacts":
                 ran.append(check_artefacts(arguments.hrm, nk, report))
                 check_corpus(arguments.hrm, nk, report)
+                check_sweep(arguments.hrm, nk, report)
         except Exception as error:
             print(f"{name}: FAIL: {error!r}")
             report.failed.append(f"{name}: {error!r}")
