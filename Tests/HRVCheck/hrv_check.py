@@ -22,7 +22,8 @@ Checks (all by default):
              not yet, and by how much at most). Prints the table of the README's HRV section.
              Then sweep.py's 50 series of mild ectopic beats amid strong sinus arrhythmia, on
              seeds outside the corpus: hrm's median and worst RMSSD error and the precision and
-             recall of the RRs it changes, within sweep.BOUNDS.
+             recall of the RRs it changes, within sweep.BOUNDS; and its 60 clean series (the
+             corpus's six clean settings, other seeds) within sweep.CLEAN_BOUNDS.
 
 Prints PASS, FAIL or SKIPPED for each check, then which ran; exits 1 when any failed, 2 when the
 libraries cannot be used.
@@ -364,6 +365,15 @@ def check_sweep(binary, nk, report):
         ok = hrm[name] <= bound if error else hrm[name] >= bound
         report.expect("artefacts", f"sweep: {name} {'at most' if error else 'at least'} {bound}", ok,
                       f"hrm {hrm[name]:.3f}")
+    clean = sweep.clean_sweep(binary, nk)
+    print("  60 clean series (the corpus's six settings, seeds 100-109):")
+    for tool, (changed, worst, per) in clean.items():
+        print(f"    {tool}: {changed} RRs changed of 36000 ({per}), worst |RMSSD error| {worst:.2f} %")
+    changed, worst, _ = clean["hrm"]
+    report.expect("artefacts", f"clean sweep: at most {sweep.CLEAN_BOUNDS['changed']} RRs changed",
+                  changed <= sweep.CLEAN_BOUNDS["changed"], f"hrm {changed}")
+    report.expect("artefacts", f"clean sweep: |RMSSD error| at most {sweep.CLEAN_BOUNDS['worst_error']} %",
+                  worst <= sweep.CLEAN_BOUNDS["worst_error"], f"hrm {worst:.2f} %")
 
 
 def main():
