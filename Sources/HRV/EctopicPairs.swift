@@ -17,7 +17,8 @@
 /// neighbours' s, and with RR j short and RR j + 1 long against their predictions: −s(j) < c(j)
 /// < 0.75 s(j), so each carries its share (a missed beat, long alone, or an extra one, two
 /// short RRs, is no pair; the paper's rule takes those). The compensation need not be full: an
-/// atrial premature beat's pause is often shorter.
+/// atrial premature beat's pause is often shorter. RR j must also fall below RR j − 1 by a
+/// quarter of s(j) (`dropShare`).
 ///
 /// Measured on 50 seeded series of a 55 bpm heart with ±6 bpm of sinus arrhythmia and 3 % ectopic
 /// beats 60-80 % premature (Tests/HRVCheck/sweep.py): with these pairs the median RMSSD error went
@@ -32,6 +33,10 @@ enum EctopicPairs {
     /// that RR j is short by at least a quarter of s(j) (a missed beat after a normal one, long
     /// alone, is no pair).
     static let shortShare = 0.75
+    /// How far RR j must fall below RR j − 1, as a share of s(j) (in units of the median): a
+    /// premature beat comes early against the beat before it too, where a sudden slowing (a short
+    /// RR no shorter than the one before, then a long one) has the cubic's shape but is no pair.
+    static let dropShare = 0.25
     /// RRs either side of j in the median of |s|, and in the median RR.
     static let scaleHalfWidth = 45
     static let medianHalfWidth = 5
@@ -48,6 +53,8 @@ enum EctopicPairs {
         guard count >= 2 * medianHalfWidth + 1 else { return [] }
         var alternation = [Double](repeating: 0, count: count)
         var excess = [Double](repeating: 0, count: count)
+        // Whether RR j falls below RR j − 1 by `dropShare` of the alternation (in ms, once known).
+        var drops = [Bool](repeating: false, count: count)
         if count >= 6 {
             for j in 2..<(count - 3) {
                 let median = localMedian(rr, at: j)
@@ -60,6 +67,7 @@ enum EctopicPairs {
                 let residualNext = rr[j + 1] - predictedNext
                 alternation[j] = (residualNext - residual) / (2 * median)
                 excess[j] = (residualNext + residual) / (2 * median)
+                drops[j] = rr[j] < rr[j - 1] - dropShare * alternation[j] * median
             }
         }
         var scale = SortedWindow()
@@ -78,7 +86,7 @@ enum EctopicPairs {
             }
             let s = alternation[j]
             guard s > minimumSize, s > scaleMultiple * scale.median, excess[j] < shortShare * s,
-                excess[j] > -s
+                excess[j] > -s, drops[j]
             else {
                 continue
             }

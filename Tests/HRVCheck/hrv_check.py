@@ -23,7 +23,9 @@ Checks (all by default):
              Then sweep.py's 50 series of mild ectopic beats amid strong sinus arrhythmia, on
              seeds outside the corpus: hrm's median and worst RMSSD error and the precision and
              recall of the RRs it changes, within sweep.BOUNDS; and its 60 clean series (the
-             corpus's six clean settings, other seeds) within sweep.CLEAN_BOUNDS.
+             corpus's six clean settings, other seeds) within sweep.CLEAN_BOUNDS. Then the real
+             recordings in real/: hrm changes only RRs neurokit2 flags too, RMSSD within 2 % of
+             neurokit2's.
 
 Prints PASS, FAIL or SKIPPED for each check, then which ran; exits 1 when any failed, 2 when the
 libraries cannot be used.
@@ -349,6 +351,28 @@ def check_corpus(binary, nk, report):
     return "artefacts"
 
 
+def check_real(binary, nk, report):
+    """The real recordings in real/ (see the header of each): every RR hrm changes is one that
+    neurokit2's Kubios touches too, and hrm's RMSSD is within 2 % of neurokit2's after its
+    correction (iterating)."""
+    import sweep
+
+    directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real")
+    for name in sorted(entry for entry in os.listdir(directory) if entry.endswith(".rr")):
+        path = os.path.join(directory, name)
+        with open(path) as handle:
+            rr = [float(line) for line in handle if line.strip() and not line.startswith("#")]
+        hrm_rmssd, changed = sweep.hrm_result(binary, rr)
+        nk_rmssd, touched = sweep.kubios_result(nk, rr)
+        print(f"  real/{name}: {len(rr)} RR; hrm changes {sorted(changed)}, RMSSD {hrm_rmssd:.2f} ms; "
+              f"neurokit2 touches {sorted(touched)}, RMSSD {nk_rmssd:.2f} ms")
+        report.expect("artefacts", f"real/{name}: hrm changes only RRs neurokit2 flags too", changed <= touched,
+                      f"hrm alone {sorted(changed - touched)}")
+        off = (hrm_rmssd - nk_rmssd) / nk_rmssd
+        report.expect("artefacts", f"real/{name}: RMSSD within 2 % of neurokit2's", abs(off) <= 0.02,
+                      f"{hrm_rmssd:.2f} ms against {nk_rmssd:.2f} ({100 * off:+.1f} %)")
+
+
 def check_sweep(binary, nk, report):
     """sweep.py's 50 series of mild ectopic beats amid strong sinus arrhythmia (seeds outside the
     corpus): hrm within its BOUNDS; neurokit2's Kubios on the same for information."""
@@ -404,6 +428,7 @@ def main():
                 ran.append(check_artefacts(arguments.hrm, nk, report))
                 check_corpus(arguments.hrm, nk, report)
                 check_sweep(arguments.hrm, nk, report)
+                check_real(arguments.hrm, nk, report)
         except Exception as error:
             print(f"{name}: FAIL: {error!r}")
             report.failed.append(f"{name}: {error!r}")
