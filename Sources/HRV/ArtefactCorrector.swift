@@ -108,7 +108,9 @@ public struct ArtefactCorrector: Sendable {
     let lookahead: Int
     /// Whole series only: the indexes in the run of the RRs that start an ectopic pair
     /// (`EctopicPairs`), corrected whatever the paper's rule makes of them.
-    private var ectopicStarts: Set<Int>
+    private var ectopicStarts: [Int]
+    /// The first of `ectopicStarts` not yet passed (beats are decided in order).
+    private var nextEctopicStart = 0
     /// Beats a run needs before anything in it is decided.
     static let warmUpBeats = 20
     /// The floor of both thresholds, as a fraction of the local median.
@@ -172,7 +174,7 @@ public struct ArtefactCorrector: Sendable {
     }
 
     private init(
-        correcting: Bool, explaining: Bool, medianBefore: Int, lookahead: Int, ectopicStarts: Set<Int>
+        correcting: Bool, explaining: Bool, medianBefore: Int, lookahead: Int, ectopicStarts: [Int]
     ) {
         self.correcting = correcting
         self.explaining = explaining
@@ -259,6 +261,7 @@ public struct ArtefactCorrector: Sendable {
         stagedInput = nil
         secondCandidate = false
         ectopicStarts = []
+        nextEctopicStart = 0
     }
 
     /// The capacity of the corrector's storage, for the memory-bound tests.
@@ -364,7 +367,12 @@ public struct ArtefactCorrector: Sendable {
         let paperVerdict = neighbourhood.verdict
         secondCandidate = neighbourhood.nominatesNext && paperVerdict != .ectopic
         // An ectopic pair found by its shape is corrected whatever the rule says (whole runs only).
-        let pairStarts = next != nil && ectopicStarts.contains(beat.index)
+        while nextEctopicStart < ectopicStarts.count, ectopicStarts[nextEctopicStart] < beat.index {
+            nextEctopicStart += 1
+        }
+        let pairStarts =
+            next != nil && nextEctopicStart < ectopicStarts.count
+            && ectopicStarts[nextEctopicStart] == beat.index
         let verdict = pairStarts ? .ectopic : neighbourhood.confirmed(paperVerdict)
         if beat.index >= scaled, median > 0 {
             // A normal beat adds its differences; an abnormal one at most a share of the

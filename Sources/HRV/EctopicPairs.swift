@@ -47,8 +47,8 @@ enum EctopicPairs {
     static let weightsAt1 = (-0.2, 0.5, 1.0, -0.3)
 
     /// The indexes j in `rr` (milliseconds, every one finite and positive) of the RRs that start
-    /// an ectopic pair (j is the premature beat, j + 1 its compensatory pause).
-    static func starts(in rr: [Double]) -> Set<Int> {
+    /// an ectopic pair (j is the premature beat, j + 1 its compensatory pause), in order.
+    static func starts(in rr: [Double]) -> [Int] {
         let count = rr.count
         guard count >= 2 * medianHalfWidth + 1 else { return [] }
         var alternation = [Double](repeating: 0, count: count)
@@ -73,7 +73,7 @@ enum EctopicPairs {
         var scale = SortedWindow()
         var low = 0
         var high = -1
-        var found: Set<Int> = []
+        var found: [Int] = []
         for j in 0..<count {
             // The window of |s| over j − 45 ... j + 45, clipped at the ends.
             while high < min(count - 1, j + scaleHalfWidth) {
@@ -92,7 +92,7 @@ enum EctopicPairs {
             }
             if j > 0, alternation[j - 1] > s { continue }
             if j + 1 < count, alternation[j + 1] > s { continue }
-            found.insert(j)
+            found.append(j)
         }
         return found
     }
@@ -101,9 +101,22 @@ enum EctopicPairs {
     static func localMedian(_ rr: [Double], at j: Int) -> Double {
         let lower = max(j - medianHalfWidth, 0)
         let upper = min(j + medianHalfWidth, rr.count - 1)
-        let sorted = rr[lower...upper].sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * medianHalfWidth + 1) { buffer in
+            // Insertion sort, no allocation: at most 11 values.
+            var count = 0
+            for index in lower...upper {
+                let value = rr[index]
+                var slot = count
+                while slot > 0, buffer[slot - 1] > value {
+                    buffer[slot] = buffer[slot - 1]
+                    slot -= 1
+                }
+                buffer[slot] = value
+                count += 1
+            }
+            let middle = count / 2
+            return count % 2 == 1 ? buffer[middle] : (buffer[middle - 1] + buffer[middle]) / 2
+        }
     }
 }
 

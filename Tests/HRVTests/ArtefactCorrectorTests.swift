@@ -249,7 +249,7 @@ import Testing
             rr[place] -= early
             rr[place + 1] += early
         }
-        #expect(EctopicPairs.starts(in: rr) == Set(places))
+        #expect(EctopicPairs.starts(in: rr) == places)
         let (beats, artefacts) = HRV.correctExplained(rr: rr)
         #expect(Set(artefacts.map(\.index)) == Set(places.flatMap { [$0, $0 + 1] }))
         #expect(artefacts.allSatisfy { $0.kind == .ectopic })
