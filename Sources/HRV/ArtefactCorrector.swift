@@ -8,12 +8,15 @@
 ///
 /// A whole run, where waiting costs nothing, takes two things from further ahead: the paper's
 /// centred median (5 RRs either side), and the ectopic pairs `EctopicPairs` finds by their shape
-/// over the whole run, which are corrected whatever the rule below makes of them. That is what
+/// over the whole run, which are corrected whatever the rule below makes of them (unless the beat
+/// before the pair was corrected: the shape was then read against an artefact). That is what
 /// finds mild ectopic beats amid strong sinus arrhythmia, whose jumps are no larger than the clean
 /// beats' own (Tests/HRVCheck/sweep.py: median RMSSD error 0.7 % where the live corrector has
 /// 4.0 %, worst 3.9 % where it has 17.5 %). The thresholds stay the live ones, from the beats
 /// decided before (centred ones, from the raw RRs around each beat, let a strap losing its
-/// contact inflate them: 11-15 % RMSSD error on the corpus's contact-drop series).
+/// contact inflate them: 15-18 % RMSSD error on the corpus's contact-drop series). A missed or
+/// an extra beat's correction may also fit the local median there, the paper's own test
+/// (`BeatCorrection`'s `medianFits`).
 ///
 /// ## Detection: Lipponen & Tarvainen 2019 (the Kubios automatic correction), confirmed
 /// For each beat j: dRR(j) is the RR minus the NN interval before it (already corrected), mRR(j)
@@ -103,6 +106,8 @@ public struct ArtefactCorrector: Sendable {
     static let liveLookahead = 2
     /// A whole series' median window: the paper's, 5 RRs either side.
     static let wholeMedianHalfWidth = 5
+    /// Whether this corrects a whole run known in advance (`init(wholeRun:)`), not live.
+    let wholeRun: Bool
     /// The median window of this corrector: `medianBefore` RRs, the beat, and `lookahead` RRs.
     let medianBefore: Int
     let lookahead: Int
@@ -159,7 +164,8 @@ public struct ArtefactCorrector: Sendable {
     /// `explaining` keeps the list of what was changed (`explained`).
     public init(correcting: Bool = true, explaining: Bool = false) {
         self.init(
-            correcting: correcting, explaining: explaining, medianBefore: Self.liveMedianBefore,
+            correcting: correcting, explaining: explaining, wholeRun: false,
+            medianBefore: Self.liveMedianBefore,
             lookahead: Self.liveLookahead, ectopicStarts: [])
     }
 
@@ -169,15 +175,18 @@ public struct ArtefactCorrector: Sendable {
     init(wholeRun run: [Double], correcting: Bool = true, explaining: Bool = false) {
         let measurable = correcting ? run.filter { $0.isFinite && $0 > 0 } : []
         self.init(
-            correcting: correcting, explaining: explaining, medianBefore: Self.wholeMedianHalfWidth,
+            correcting: correcting, explaining: explaining, wholeRun: true,
+            medianBefore: Self.wholeMedianHalfWidth,
             lookahead: Self.wholeMedianHalfWidth, ectopicStarts: EctopicPairs.starts(in: measurable))
     }
 
     private init(
-        correcting: Bool, explaining: Bool, medianBefore: Int, lookahead: Int, ectopicStarts: [Int]
+        correcting: Bool, explaining: Bool, wholeRun: Bool, medianBefore: Int, lookahead: Int,
+        ectopicStarts: [Int]
     ) {
         self.correcting = correcting
         self.explaining = explaining
+        self.wholeRun = wholeRun
         self.medianBefore = medianBefore
         self.lookahead = lookahead
         self.ectopicStarts = ectopicStarts
@@ -366,12 +375,13 @@ public struct ArtefactCorrector: Sendable {
             aboveMedian: rr > median, secondCandidate: secondCandidate)
         let paperVerdict = neighbourhood.verdict
         secondCandidate = neighbourhood.nominatesNext && paperVerdict != .ectopic
-        // An ectopic pair found by its shape is corrected whatever the rule says (whole runs only).
+        // An ectopic pair found by its shape is corrected whatever the rule says (whole runs only),
+        // unless the beat before was corrected: the shape was then read against an artefact.
         while nextEctopicStart < ectopicStarts.count, ectopicStarts[nextEctopicStart] < beat.index {
             nextEctopicStart += 1
         }
         let pairStarts =
-            next != nil && nextEctopicStart < ectopicStarts.count
+            next != nil && !stagedCorrected && nextEctopicStart < ectopicStarts.count
             && ectopicStarts[nextEctopicStart] == beat.index
         let verdict = pairStarts ? .ectopic : neighbourhood.confirmed(paperVerdict)
         if beat.index >= scaled, median > 0 {
@@ -394,7 +404,7 @@ public struct ArtefactCorrector: Sendable {
                 of: Neighbours(
                     beforePrevious: beforeStaged, previous: stagedCorrected ? nil : previous, rr: rr,
                     next: next?.milliseconds, afterNext: afterNext?.milliseconds),
-                verdict: verdict, median: median, tolerance: th2)
+                verdict: verdict, median: median, tolerance: th2, medianFits: wholeRun)
         switch correction {
         case .extra(let merged):
             secondCandidate = false
