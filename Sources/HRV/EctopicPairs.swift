@@ -67,8 +67,12 @@ enum EctopicPairs {
                 let predictedNext = b0 * rr[j - 2] + b1 * rr[j - 1] + b2 * rr[j + 2] + b3 * rr[j + 3]
                 let residual = rr[j] - predicted
                 let residualNext = rr[j + 1] - predictedNext
-                alternation[j] = (residualNext - residual) / (2 * median)
-                excess[j] = (residualNext + residual) / (2 * median)
+                let s = (residualNext - residual) / (2 * median)
+                let c = (residualNext + residual) / (2 * median)
+                // Absurd RRs (the library takes any finite value) could overflow: no pair there.
+                guard s.isFinite, c.isFinite else { continue }
+                alternation[j] = s
+                excess[j] = c
                 drops[j] = rr[j] < rr[j - 1] - dropShare * alternation[j] * median
             }
         }

@@ -185,6 +185,11 @@ import Testing
         #expect(beats.allSatisfy { $0.milliseconds > 0 })
         _ = HRV.metrics(of: beats)
         _ = HRV.correct(rr: Array(repeating: 800, count: 500))
+        let huge = (0..<200).map {
+            $0.isMultiple(of: 3) ? Double.greatestFiniteMagnitude : 800 + Double($0 % 7)
+        }
+        #expect(EctopicPairs.starts(in: huge).allSatisfy { huge.indices.contains($0) })
+        #expect(HRV.correct(rr: huge).allSatisfy { $0.milliseconds > 0 })
     }
 
     /// The same RR stream fed beat by beat (what `hrm watch` does), with the held-back beats taken
