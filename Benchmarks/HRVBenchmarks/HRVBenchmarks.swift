@@ -120,6 +120,17 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(HRV.analyse(rr: session))
         }
     }
+
+    // `hrm hrv`'s correction alone over the same session (the whole-run corrector: its ectopic
+    // pairs and centred median); divide by 40 000 for the cost per beat.
+    Benchmark(
+        "correct 40 000 beats (10 h), whole run",
+        configuration: .init(timeUnits: .microseconds, scalingFactor: .one, maxIterations: 20)
+    ) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(HRV.correct(rr: session))
+        }
+    }
 }
 
 /// A deterministic resting-like RR series with artefacts, built without Foundation.

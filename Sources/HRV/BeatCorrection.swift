@@ -37,9 +37,12 @@ extension BeatCorrection {
     /// pairs only across it. The pair's partner follows from the verdict: an ectopic verdict
     /// marks the middle of an up-down-up (or down-up-down) pattern, whose other half is the beat
     /// before (the next one when the one before cannot pair); a long or short one the start of
-    /// the pattern, paired with the next.
+    /// the pattern, paired with the next. With `medianFits` (whole runs), a missed or an extra
+    /// beat's corrected value may instead fit the local median, the paper's own test, when the
+    /// neighbours predict worse (a beat between two irregular ones).
     static func correction(
-        of around: Neighbours, verdict: BeatVerdict, median: Double, tolerance: Double
+        of around: Neighbours, verdict: BeatVerdict, median: Double, tolerance: Double,
+        medianFits: Bool = false
     ) -> BeatCorrection {
         func plausible(_ value: Double?) -> Double {
             guard let value, abs(value - median) < tolerance else { return median }
@@ -51,16 +54,21 @@ extension BeatCorrection {
         let afterRR = plausible(around.next)
         let afterPair = plausible(around.afterNext)
         var best: (correction: BeatCorrection, error: Double)? = nil
-        func consider(_ correction: BeatCorrection, value: Double, predicted: Double) {
-            let error = abs(value - predicted)
+        func consider(_ correction: BeatCorrection, value: Double, predicted: Double, orMedian: Bool = false)
+        {
+            let error = orMedian ? min(abs(value - predicted), abs(value - median)) : abs(value - predicted)
             if error < tolerance, error < best?.error ?? .infinity { best = (correction, error) }
         }
         let side = rr - median
         if side > 0 {
-            consider(.missed(half: rr / 2), value: rr / 2, predicted: (beforeRR + afterRR) / 2)
+            consider(
+                .missed(half: rr / 2), value: rr / 2, predicted: (beforeRR + afterRR) / 2,
+                orMedian: medianFits)
         }
         if let next = around.next, side < 0 {
-            consider(.extra(merged: rr + next), value: rr + next, predicted: (beforeRR + afterPair) / 2)
+            consider(
+                .extra(merged: rr + next), value: rr + next, predicted: (beforeRR + afterPair) / 2,
+                orMedian: medianFits)
         }
         let pairsBack = verdict == .ectopic && around.previous.map { side * ($0 - median) < 0 } == true
         if pairsBack, let previous = around.previous {

@@ -1,19 +1,23 @@
 /// HRV over whole series: what `hrm hrv` and tests use. Live windows use `HRVWindow`.
 public enum HRV {
-    /// Artefact correction (unless `correcting` is false), then every metric over the result.
+    /// Artefact correction of the whole run (unless `correcting` is false; see `correct`), then
+    /// every metric over the result.
     public static func analyse(rr milliseconds: [Double], correcting: Bool = true) -> HRVMetrics {
         metrics(of: correct(rr: milliseconds, correcting: correcting))
     }
 
-    /// The NN intervals `ArtefactCorrector` makes of `milliseconds` as one run: what `analyse`
-    /// computes its metrics from.
+    /// The NN intervals `ArtefactCorrector` makes of `milliseconds` as one whole run: what
+    /// `analyse` computes its metrics from. The whole run is known, so the corrector takes the
+    /// paper's centred median and finds ectopic pairs by their shape (`EctopicPairs`), where the
+    /// live corrector cannot wait for the beats that needs; `correctLive` is the live one's.
     public static func correct(rr milliseconds: [Double], correcting: Bool = true) -> [NNInterval] {
-        var corrector = ArtefactCorrector(correcting: correcting)
-        var beats: [NNInterval] = []
-        beats.reserveCapacity(milliseconds.count + 8)
-        for rr in milliseconds { corrector.append(rr, into: &beats) }
-        corrector.endRun(into: &beats)
-        return beats
+        run(ArtefactCorrector(wholeRun: milliseconds, correcting: correcting), over: milliseconds).beats
+    }
+
+    /// What the live corrector (`hrm watch`, `hrm record`) makes of `milliseconds` as one run: the
+    /// same NN intervals as fed one RR at a time, then `endRun`.
+    public static func correctLive(rr milliseconds: [Double], correcting: Bool = true) -> [NNInterval] {
+        run(ArtefactCorrector(correcting: correcting), over: milliseconds).beats
     }
 
     /// `correct(rr:)` with what was changed: each RR interval corrected or removed, numbered
@@ -21,7 +25,13 @@ public enum HRV {
     public static func correctExplained(rr milliseconds: [Double]) -> (
         beats: [NNInterval], artefacts: [Artefact]
     ) {
-        var corrector = ArtefactCorrector(explaining: true)
+        run(ArtefactCorrector(wholeRun: milliseconds, explaining: true), over: milliseconds)
+    }
+
+    private static func run(_ start: ArtefactCorrector, over milliseconds: [Double]) -> (
+        beats: [NNInterval], artefacts: [Artefact]
+    ) {
+        var corrector = start
         var beats: [NNInterval] = []
         beats.reserveCapacity(milliseconds.count + 8)
         for rr in milliseconds { corrector.append(rr, into: &beats) }

@@ -20,6 +20,12 @@ Checks (all by default):
              the beats changed and RMSSD within 1 %, on corrupted ones every injected artefact
              found, nothing else touched and RMSSD within 3 % (KNOWN_SHORTFALLS says where
              not yet, and by how much at most). Prints the table of the README's HRV section.
+             Then sweep.py's 50 series of mild ectopic beats amid strong sinus arrhythmia, on
+             seeds outside the corpus: hrm's median and worst RMSSD error and the precision and
+             recall of the RRs it changes, within sweep.BOUNDS; and its 60 clean series (the
+             corpus's six clean settings, other seeds) within sweep.CLEAN_BOUNDS. Then the real
+             recordings in real/: hrm changes only RRs neurokit2 flags too, RMSSD within 2 % of
+             neurokit2's.
 
 Prints PASS, FAIL or SKIPPED for each check, then which ran; exits 1 when any failed, 2 when the
 libraries cannot be used.
@@ -345,6 +351,55 @@ def check_corpus(binary, nk, report):
     return "artefacts"
 
 
+def check_real(binary, nk, report):
+    """The real recordings in real/ (see the header of each): every RR hrm changes is one that
+    neurokit2's Kubios touches too, and hrm's RMSSD is within 2 % of neurokit2's after its
+    correction (iterating)."""
+    import sweep
+
+    directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), "real")
+    for name in sorted(entry for entry in os.listdir(directory) if entry.endswith(".rr")):
+        path = os.path.join(directory, name)
+        with open(path) as handle:
+            rr = [float(line) for line in handle if line.strip() and not line.startswith("#")]
+        hrm_rmssd, changed = sweep.hrm_result(binary, rr)
+        nk_rmssd, touched = sweep.kubios_result(nk, rr)
+        print(f"  real/{name}: {len(rr)} RR; hrm changes {sorted(changed)}, RMSSD {hrm_rmssd:.2f} ms; "
+              f"neurokit2 touches {sorted(touched)}, RMSSD {nk_rmssd:.2f} ms")
+        report.expect("artefacts", f"real/{name}: hrm changes only RRs neurokit2 flags too", changed <= touched,
+                      f"hrm alone {sorted(changed - touched)}")
+        off = (hrm_rmssd - nk_rmssd) / nk_rmssd
+        report.expect("artefacts", f"real/{name}: RMSSD within 2 % of neurokit2's", abs(off) <= 0.02,
+                      f"{hrm_rmssd:.2f} ms against {nk_rmssd:.2f} ({100 * off:+.1f} %)")
+
+
+def check_sweep(binary, nk, report):
+    """sweep.py's 50 series of mild ectopic beats amid strong sinus arrhythmia (seeds outside the
+    corpus): hrm within its BOUNDS; neurokit2's Kubios on the same for information."""
+    import sweep
+
+    figures = sweep.summary(sweep.sweep(binary, nk, sweep.seed_range("300-349")))
+    print("  sweep of 50 mild-ectopic series (Tests/HRVCheck/sweep.py, seeds 300-349):")
+    for tool, values in figures.items():
+        print(f"    {tool}: |RMSSD error| median {values['median_error']:.2f} %, worst {values['worst_error']:.1f} %, "
+              f"precision {values['precision']:.3f}, recall {values['recall']:.3f}")
+    hrm = figures["hrm"]
+    for name, bound in sweep.BOUNDS.items():
+        error = name.endswith("error")
+        ok = hrm[name] <= bound if error else hrm[name] >= bound
+        report.expect("artefacts", f"sweep: {name} {'at most' if error else 'at least'} {bound}", ok,
+                      f"hrm {hrm[name]:.3f}")
+    clean = sweep.clean_sweep(binary, nk)
+    print("  60 clean series (the corpus's six settings, seeds 100-109):")
+    for tool, (changed, worst, per) in clean.items():
+        print(f"    {tool}: {changed} RRs changed of 36000 ({per}), worst |RMSSD error| {worst:.2f} %")
+    changed, worst, _ = clean["hrm"]
+    report.expect("artefacts", f"clean sweep: at most {sweep.CLEAN_BOUNDS['changed']} RRs changed",
+                  changed <= sweep.CLEAN_BOUNDS["changed"], f"hrm {changed}")
+    report.expect("artefacts", f"clean sweep: |RMSSD error| at most {sweep.CLEAN_BOUNDS['worst_error']} %",
+                  worst <= sweep.CLEAN_BOUNDS["worst_error"], f"hrm {worst:.2f} %")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("hrm", help="the hrm binary")
@@ -372,6 +427,8 @@ def main():
             elif name == "artefacts":
                 ran.append(check_artefacts(arguments.hrm, nk, report))
                 check_corpus(arguments.hrm, nk, report)
+                check_sweep(arguments.hrm, nk, report)
+                check_real(arguments.hrm, nk, report)
         except Exception as error:
             print(f"{name}: FAIL: {error!r}")
             report.failed.append(f"{name}: {error!r}")

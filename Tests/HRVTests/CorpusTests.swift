@@ -58,6 +58,22 @@ import Testing
         #expect(abs(Self.rmssd(beats) - truth) <= truth * 0.01)
     }
 
+    /// A real recording (pyhrv's sample NN series, Tests/HRVCheck/real, BSD-3-Clause): hrm changes
+    /// only its one plainly long beat (758, 1070, 844 ms), which neurokit2's Kubios flags too
+    /// (hrv_check.py compares the two); the shape of an ectopic pair is nowhere strong enough.
+    @Test func realRecordingIsLeftAloneButForItsLongBeat() throws {
+        let text = try String(
+            contentsOf: Self.directory.deletingLastPathComponent().appendingPathComponent(
+                "real/pyhrv-short.rr"),
+            encoding: .utf8)
+        let rr = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { Double($0) }
+        #expect(rr.count == 337)
+        let (beats, artefacts) = HRV.correctExplained(rr: rr)
+        #expect(artefacts == [Artefact(index: 118, beat: 118, kind: .long)])
+        #expect(EctopicPairs.starts(in: rr).isEmpty)
+        #expect(beats.count == rr.count)
+    }
+
     @Test(arguments: corruptedNames)
     func artefactsAreFoundAndUndone(name: String) throws {
         let series = try Self.load(name)
