@@ -6,32 +6,15 @@ import Testing
 /// first of these tests when it is missing. Without it (no network, no python3-venv) the tests say
 /// SKIPPED and why, and record a known issue: never a silent pass.
 @Suite struct HRVCommandIndependentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = root.appendingPathComponent("Tests/HRVCheck/hrv_check.py")
-    static let python = root.appendingPathComponent(".build/hrv-venv/bin/python")
-
-    /// nil when the venv is ready, else why not.
-    static func prepareVenv() async -> String? {
-        do {
-            let result = try await HRMProcess.run(
-                ["hrv", "600", "neurokit2 hrvanalysis", "neurokit2", "hrv-analysis"],
-                executable: root.appendingPathComponent("Tests/prepare-venv.sh"))
-            guard result.status == 0 else {
-                let tail = (result.stdout + result.stderr).split(separator: "\n").suffix(3).joined(
-                    separator: " | ")
-                return
-                    "the venv .build/hrv-venv (neurokit2, hrv-analysis) could not be made (status \(result.status)): \(tail)"
-            }
-            return nil
-        } catch {
-            return "the venv .build/hrv-venv could not be made: \(error)"
-        }
-    }
+    static let venv = PythonVenv(
+        name: "hrv", timeout: 600, modules: ["neurokit2", "hrvanalysis"],
+        packages: ["neurokit2", "hrv-analysis"])
+    static let script = PythonVenv.root.appendingPathComponent("Tests/HRVCheck/hrv_check.py")
+    static let python = venv.python
 
     /// Runs the checks `only` of hrv_check.py against the built hrm; prints what it reports.
     func check(_ only: String) async throws {
-        if let reason = await Self.prepareVenv() {
+        if let reason = await Self.venv.prepare() {
             print("SKIPPED: hrm hrv independent check (\(only)) because \(reason)")
             withKnownIssue("SKIPPED: \(reason)") { Issue.record("independent HRV check (\(only)) not run") }
             return

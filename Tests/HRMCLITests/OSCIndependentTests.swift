@@ -6,41 +6,21 @@ import Testing
 /// when it is missing). Without it (no network, no python3-venv) the tests say SKIPPED and why,
 /// and record a known issue: never a silent pass.
 @Suite struct OSCIndependentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = root.appendingPathComponent("Tests/OSCCheck/osc_check.py")
-    static let python = root.appendingPathComponent(".build/osc-venv/bin/python")
-
-    /// nil when the venv is ready, else why not.
-    static func prepareVenv() async -> String? {
-        do {
-            let result = try await HRMProcess.run(
-                ["osc", "300", "pythonosc", "python-osc"],
-                executable: root.appendingPathComponent("Tests/prepare-venv.sh"))
-            guard result.status == 0 else {
-                let tail = (result.stdout + result.stderr).split(separator: "\n").suffix(3).joined(
-                    separator: " | ")
-                return
-                    "the venv .build/osc-venv (python-osc) could not be made (status \(result.status)): \(tail)"
-            }
-            return nil
-        } catch {
-            return "the venv .build/osc-venv could not be made: \(error)"
-        }
-    }
+    static let venv = PythonVenv(name: "osc", timeout: 300, modules: ["pythonosc"], packages: ["python-osc"])
+    static let script = PythonVenv.root.appendingPathComponent("Tests/OSCCheck/osc_check.py")
 
     /// Runs the checks `only` of osc_check.py against the built hrm (and the hrm-sim beside it).
     @Test(
         .timeLimit(.minutes(10)),
         arguments: ["basic", "range", "drop", "several", "no-rr", "refused", "bad-values"])
     func check(_ only: String) async throws {
-        if let reason = await Self.prepareVenv() {
+        if let reason = await Self.venv.prepare() {
             print("SKIPPED: hrm --osc read by python-osc (\(only)) because \(reason)")
             withKnownIssue("SKIPPED: \(reason)") { Issue.record("OSC check (\(only)) not run") }
             return
         }
         let result = try await HRMProcess.run(
-            [Self.script.path, HRMProcess.binary.path, "--only", only], executable: Self.python,
+            [Self.script.path, HRMProcess.binary.path, "--only", only], executable: Self.venv.python,
             patience: .seconds(300))
         for line in result.stdout.split(separator: "\n") where line.hasPrefix("osc-check:") { print(line) }
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

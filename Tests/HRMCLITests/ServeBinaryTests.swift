@@ -493,26 +493,14 @@ enum ServeHarness {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let script = root.appendingPathComponent("Tests/ServeCheck/serve_check.py")
-    static let venvPython = root.appendingPathComponent(".build/serve-venv/bin/python")
+    static var venvPython: URL { venv.python }
     static let address = "D2:4B:7E:10:20:40"
 
+    static let venv = PythonVenv(
+        name: "serve", timeout: 300, modules: ["websockets.sync.client"], packages: ["websockets"])
+
     /// nil when the venv is ready, else why not.
-    static func prepareVenv() async -> String? {
-        do {
-            let result = try await HRMProcess.run(
-                ["serve", "300", "websockets.sync.client", "websockets"],
-                executable: root.appendingPathComponent("Tests/prepare-venv.sh"))
-            guard result.status == 0 else {
-                let tail = (result.stdout + result.stderr).split(separator: "\n").suffix(3).joined(
-                    separator: " | ")
-                return
-                    "the venv .build/serve-venv (websockets) could not be made (status \(result.status)): \(tail)"
-            }
-            return nil
-        } catch {
-            return "the venv .build/serve-venv could not be made: \(error)"
-        }
-    }
+    static func prepareVenv() async -> String? { await venv.prepare() }
 
     /// A strap sending UINT16 heart rates `first`, `first + 1`, ... every `interval` seconds: each
     /// measurement names the notification it came from (hrm-sim's log has its `hex`).
