@@ -62,11 +62,18 @@ import Testing
 
     @Test func aFailureToOpenEndsTheOpeningThere() async {
         let opened = Opened()
+        let abandoned = Opened()
         let failure = OutputFailure(code: EventErrorCode(.refused), message: "MQTT: refused", status: 77)
+        func giving(_ name: String) -> SessionOutput {
+            SessionOutput(
+                delivery: .immediate(CollectingSink()),
+                abandon: { abandoned.names.withLock { $0.append(name) } })
+        }
         let providers: [any OutputProvider] = [
-            Fake(name: "recording", opened: opened),
+            Fake(name: "recording", opened: opened, output: giving("recording")),
+            Fake(name: "osc", opened: opened, output: giving("osc")),
             Fake(name: "mqtt", opened: opened, failure: failure),
-            Fake(name: "after", opened: opened),
+            Fake(name: "after", opened: opened, output: giving("after")),
         ]
         do {
             _ = try await SessionOutputs.open(providers, Self.context())
@@ -75,7 +82,9 @@ import Testing
             #expect(error.status == 77)
             #expect(error.code.rawValue == "mqtt_refused")
         }
-        #expect(opened.names.withLock { $0 } == ["recording", "mqtt"])
+        #expect(opened.names.withLock { $0 } == ["recording", "osc", "mqtt"])
+        // What was opened gives back what it took, the last opened first.
+        #expect(abandoned.names.withLock { $0 } == ["osc", "recording"])
     }
 
     @Test func theFirstFailedVerdictGivesTheStatus() {

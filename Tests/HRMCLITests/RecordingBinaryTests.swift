@@ -110,6 +110,21 @@ import Testing
                 == "old\n")
     }
 
+    /// An output opened after the recording cannot be (a broker that is not there): the run never
+    /// starts, and the file made for it goes again, so that the same command can simply be run
+    /// again once the broker is up (before, an empty file stayed and the rerun met "exists").
+    @Test func aRunThatNeverStartsLeavesNoRecordingBehind() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("ride.jsonl").path
+        // Port 1 on loopback: nothing listens there.
+        let result = try await HRMProcess.runUnderSim(
+            "basic", ["watch", "--count", "2", "--record", target, "--mqtt", "mqtt://127.0.0.1:1", "Polar"])
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("MQTT"))
+        #expect(!FileManager.default.fileExists(atPath: target), "the empty recording stayed behind")
+    }
+
     /// A file-size limit stands in for a full disk: the recording stops with an error event, the
     /// watch goes on to its count, and the exit status (74, EX_IOERR) says that the recording
     /// asked for was not kept, for `watch --record PATH` and `hrm record` alike.

@@ -18,7 +18,7 @@ struct StdoutOutput: OutputProvider {
             renderer: StdoutSink.renderer(
                 for: format, terminal: live, colour: colour.colours(live: live),
                 several: options.straps.count > 1 || options.all),
-            format: format, command: "watch", closed: { stop.stop(.outputClosed) })
+            format: format, command: context.command, closed: { stop.stop(.outputClosed) })
         return SessionOutput(delivery: .display(sink))
     }
 }

@@ -50,11 +50,19 @@ package struct SessionOutput: Sendable {
     /// Asked once the session is over: a failure of the output that changes the run's exit status
     /// (a recording asked for and not kept), or nil.
     package var verdict: (@Sendable () -> OutputVerdict?)? = nil
+    /// Called instead of the session when an output opened after this one cannot be: gives back
+    /// what opening took (a recording's new file, a broker's connection), so that a run that never
+    /// started leaves nothing behind. Nil: nothing to give back.
+    package var abandon: (@Sendable () async -> Void)? = nil
 
     /// Every stored property, as given.
-    package init(delivery: Delivery, verdict: (@Sendable () -> OutputVerdict?)? = nil) {
+    package init(
+        delivery: Delivery, verdict: (@Sendable () -> OutputVerdict?)? = nil,
+        abandon: (@Sendable () async -> Void)? = nil
+    ) {
         self.delivery = delivery
         self.verdict = verdict
+        self.abandon = abandon
     }
 }
 

@@ -8,12 +8,20 @@ package struct SessionOutputs: Sendable {
     private let verdicts: [@Sendable () -> OutputVerdict?]
 
     /// Opens `providers` in the order given (the order they were asked for). The first failure
-    /// ends it; outputs opened before it have taken no event and are let go.
+    /// ends it: the outputs opened before it have taken no event, and give back what they took
+    /// (`abandon`, the last opened first) before the failure is thrown.
     static func open(_ providers: [any OutputProvider], _ context: OutputContext) async throws(OutputFailure)
         -> SessionOutputs
     {
         var opened: [SessionOutput] = []
-        for provider in providers { opened.append(try await provider.open(context)) }
+        for provider in providers {
+            do throws(OutputFailure) {
+                opened.append(try await provider.open(context))
+            } catch {
+                for output in opened.reversed() { await output.abandon?() }
+                throw error
+            }
+        }
         return SessionOutputs(opened, report: context.report)
     }
 

@@ -13,7 +13,8 @@ package struct MQTTOutput: OutputProvider {
         do throws(MQTTError) {
             let sink = try await MQTTSink.connect(
                 settings, command: context.command, console: context.options.console, report: context.report)
-            return SessionOutput(delivery: .immediate(sink))
+            // A later output that cannot be opened: the broker is told `offline`, cleanly.
+            return SessionOutput(delivery: .immediate(sink), abandon: { await sink.finish() })
         } catch {
             throw OutputFailure(
                 code: EventErrorCode(error.code), message: "MQTT: \(error.message)",

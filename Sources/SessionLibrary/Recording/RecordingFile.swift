@@ -70,6 +70,14 @@ package final class RecordingFile: Sendable {
         throw Failure(description: "cannot save \(path) to disk: \(Errno.text(code))")
     }
 
+    /// Closes the file and removes it: a recording made for a run that never started (another
+    /// output could not be opened), so that the same command can be run again as it was.
+    package func discard() {
+        let descriptor = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        unlink(path)
+    }
+
     package func close() throws(Failure) {
         defer {
             let descriptor = descriptor.exchange(-1, ordering: .acquiringAndReleasing)

@@ -18,9 +18,13 @@ package struct RecordingOutput: OutputProvider {
 
     func open(_ context: OutputContext) async throws(OutputFailure) -> SessionOutput {
         let target: RecordingSink.Target
+        var created: RecordingFile? = nil
         do throws(RecordingFile.Failure) {
             switch choice {
-            case .file(let path): target = .file(try RecordingFile(creating: path))
+            case .file(let path):
+                let file = try RecordingFile(creating: path)
+                created = file
+                target = .file(file)
             case .sessions(let folder):
                 try folder.prepare()
                 target = .sessions(folder)
@@ -45,7 +49,9 @@ package struct RecordingOutput: OutputProvider {
                 outcome.failureReason.map {
                     OutputVerdict(message: "the recording was not kept: \($0)", status: 74)
                 }
-            })
+            },
+            // The file made for a run that never started goes again: nothing was written to it.
+            abandon: { [created] in created?.discard() })
     }
 
     /// Every stored property, as given.
