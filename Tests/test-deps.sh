@@ -25,6 +25,8 @@ command -v mosquitto_sub >/dev/null || need+=(mosquitto-clients)
 command -v chromium >/dev/null || need+=(chromium)
 # The live display is tested on a real pty (script(1)).
 command -v script >/dev/null || need+=(bsdutils)
+# A narrowed window is tested in a terminal that rewraps its lines (ResizeBinaryTests): tmux.
+command -v tmux >/dev/null || need+=(tmux)
 if ((${#need[@]})); then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo=sudo
