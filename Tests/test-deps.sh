@@ -27,6 +27,8 @@ command -v chromium >/dev/null || need+=(chromium)
 command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || need+=(prometheus)
 # The live display is tested on a real pty (script(1)).
 command -v script >/dev/null || need+=(bsdutils)
+# A narrowed window is tested in a terminal that rewraps its lines (ResizeBinaryTests): tmux.
+command -v tmux >/dev/null || need+=(tmux)
 if ((${#need[@]})); then
     sudo=""
     [ "$(id -u)" = 0 ] || sudo=sudo

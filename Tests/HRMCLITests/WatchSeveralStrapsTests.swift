@@ -265,10 +265,10 @@ import Testing
         row.battery = 50
         row.rr = [400, 401, 402]
         for width in [20, 40, 60, 200] {
-            let text = table.text(of: row, width: width)
+            let text = table.line(of: row, width: width).text
             #expect(text.count <= width - 1, "\(text.count) for \(width)")
         }
-        #expect(table.text(of: row, width: 200).contains("RR 400 401 402 ms"))
+        #expect(table.line(of: row, width: 200).text.contains("RR 400 401 402 ms"))
     }
 
     /// Lines scroll above the table, which is drawn again below them.

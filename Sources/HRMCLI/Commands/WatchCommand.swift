@@ -17,7 +17,11 @@ public struct WatchCommand: AsyncParsableCommand {
             (hci1/AA:BB:CC:DD:EE:FF) reaches a strap through another adapter.
 
             On a terminal hrm shows a live line; into a pipe one line per event; --json prints \
-            JSON lines (see the README) and --csv a header and one row per measurement. After a \
+            JSON lines (see the README) and --csv a header and one row per measurement. Where \
+            the terminal rewraps its lines when its window narrows (tmux, screen, VTE terminals \
+            such as GNOME Terminal, kitty, Konsole, Windows Terminal, foot, Alacritty, iTerm2, \
+            WezTerm, ...: told from the environment they set), the live line's rewrapped rows \
+            are taken off too; HRM_REFLOW=yes or no overrides the guess. After a \
             drop hrm reconnects by itself (0.5 s to 5 s between attempts); with --no-reconnect \
             it says so, gives the summary and the final status, and exits 1. \
             Ctrl-C stops notifications, disconnects and exits 0.

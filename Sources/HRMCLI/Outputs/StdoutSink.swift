@@ -76,8 +76,8 @@ final class StdoutSink: EventSink {
         case .json: JSONLinesRenderer()
         case .csv: CSVRenderer()
         case .text where !terminal: TextLinesRenderer(namesDevice: several)
-        case .text where several: LiveTableRenderer(colour: colour)
-        case .text: LiveRenderer(colour: colour)
+        case .text where several: LiveTableRenderer(colour: colour, reflows: TerminalReflow.current)
+        case .text: LiveRenderer(colour: colour, reflows: TerminalReflow.current)
         }
     }
 

@@ -11,12 +11,16 @@ struct LiveRenderer: EventRenderer {
     let colour: Bool
     /// The terminal's width, asked at each draw: a resized window (SIGWINCH) is followed.
     let width: () -> Int
+    /// The terminal rewraps lines when its window narrows (`TerminalReflow`).
+    let reflows: Bool
     private var history: [(time: Int64, bpm: Int)] = []
     private var latest: HeartRateMeasurement? = nil
     private var zone: Int? = nil
     private var hrv: HRVMetrics? = nil
     private var battery: Int? = nil
     private var hasLiveLine = false
+    /// The live line on the screen: its display columns (the cursor is at its end).
+    private var drawnColumns = 0
     /// Malformed notifications so far: counted on the live line (stderr says the first of each
     /// kind only).
     private var malformed = 0
@@ -25,9 +29,10 @@ struct LiveRenderer: EventRenderer {
     /// do not jump sideways four times a second.
     private var widths: [String: Int] = [:]
 
-    init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current) {
+    init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current, reflows: Bool = false) {
         self.colour = colour
         self.width = width
+        self.reflows = reflows
     }
 
     mutating func render(_ event: MonitorEvent) -> String? {
@@ -73,23 +78,33 @@ struct LiveRenderer: EventRenderer {
 
     mutating func suspend() -> String? {
         guard hasLiveLine else { return nil }
-        hasLiveLine = false
-        return "\r\u{1B}[2K"
+        return clear()
     }
 
     mutating func resume() -> String? { redraw() }
 
     /// A line printed above the live line, which is then drawn again.
     private mutating func scroll(_ line: String) -> String {
-        let clear = hasLiveLine ? "\r\u{1B}[2K" : ""
+        clear() + line + "\n" + (redraw() ?? "")
+    }
+
+    /// Takes the live line off the screen, the cursor left where it started. After the window
+    /// narrowed, a terminal that reflows has rewrapped it into several rows: all of them go.
+    /// `now`: the width, when the caller has just asked.
+    private mutating func clear(width now: Int? = nil) -> String {
+        guard hasLiveLine else { return "" }
         hasLiveLine = false
-        return clear + line + "\n" + (redraw() ?? "")
+        guard reflows else { return "\r\u{1B}[2K" }
+        let rows = TerminalReflow.rowsAbove(columns: drawnColumns, width: now ?? width())
+        return TerminalReflow.erase(rowsAbove: rows)
     }
 
     /// The live line: the fields that fit the terminal's width, the least needed left off
     /// first, so that it never wraps (a wrapped line leaves a stale row at every redraw).
     private mutating func redraw() -> String? {
         guard let m = latest else { return nil }
+        let terminalWidth = width()
+        let clear = clear(width: terminalWidth)
         // (name, text or nil for none now, colour code, priority: 0 is always shown, higher goes
         // first)
         var fields: [(name: String, text: String?, code: String?, drop: Int)] = [
@@ -131,22 +146,32 @@ struct LiveRenderer: EventRenderer {
         for field in fields {
             guard field.text != nil || widths[field.name] != nil else { continue }
             let text = field.text ?? ""
-            let width = max(widths[field.name] ?? 0, text.count)
+            let width = max(widths[field.name] ?? 0, TerminalText.columns(text))
             widths[field.name] = width
-            parts.append((text + String(repeating: " ", count: width - text.count), field.code, field.drop))
+            parts.append((TerminalText.padded(text, columns: width), field.code, field.drop))
         }
         // The last field needs no padding after it.
         if let last = parts.indices.last {
             parts[last].text = String(parts[last].text.reversed().drop { $0 == " " }.reversed())
         }
-        let limit = width() - 1
-        while parts.count > 1, parts.map({ $0.text.count }).reduce(0, +) + 2 * (parts.count - 1) > limit,
+        // The last column stays free: a character written there leaves some terminals waiting to
+        // wrap at the next one.
+        let limit = terminalWidth - 1
+        func columns() -> Int {
+            parts.map { TerminalText.columns($0.text) }.reduce(0, +) + 2 * (parts.count - 1)
+        }
+        while parts.count > 1, columns() > limit,
             let worst = parts.indices.max(by: { parts[$0].drop < parts[$1].drop })
         {
             parts.remove(at: worst)
         }
+        // The BPM alone, in a window narrower than it: cut to the width too.
+        if parts.count == 1, columns() > limit {
+            parts[0].text = TerminalText.cut(parts[0].text, columns: max(limit, 1))
+        }
         hasLiveLine = true
-        return "\r\u{1B}[2K"
+        drawnColumns = columns()
+        return (clear.isEmpty ? "\r\u{1B}[2K" : clear)
             + parts.map { part in part.code.map { paint(part.text, code: $0) } ?? part.text }
             .joined(separator: "  ")
     }

@@ -22,18 +22,24 @@ struct LiveTableRenderer: EventRenderer {
     let colour: Bool
     /// The terminal's width when it is asked for (each draw: a resized window is followed).
     let width: () -> Int
+    /// The terminal rewraps lines when its window narrows (`TerminalReflow`).
+    let reflows: Bool
     private(set) var rows: [Row] = []
-    /// Lines of the live region on the screen now (the cursor is at the end of the last).
-    private var drawn = 0
+    /// The display columns of each line of the live region on the screen now, top first (the
+    /// cursor is at the end of the last).
+    private var drawnColumns: [Int] = []
+    /// Lines of the live region on the screen now.
+    private var drawn: Int { drawnColumns.count }
     /// The session's own status (`-- scanning`) while no strap has a row yet: the region's one
     /// line, not scrolled, so that it cannot linger above the table once straps are found.
     private var waiting: String? = nil
     /// The session stopped: the table was left as it ended, and nothing is drawn again.
     private var ended = false
 
-    init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current) {
+    init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current, reflows: Bool = false) {
         self.colour = colour
         self.width = width
+        self.reflows = reflows
     }
 
     mutating func render(_ event: MonitorEvent) -> String? {
@@ -101,7 +107,7 @@ struct LiveTableRenderer: EventRenderer {
         for index in rows.indices { rows[index].state = MonitorEvent.State.stopped.rawValue }
         let table = rows.isEmpty ? "" : redrawAll()
         let below = drawn > 0 ? "\n" : ""
-        drawn = 0
+        drawnColumns = []
         ended = true
         return table + below + line + "\n"
     }
@@ -123,10 +129,20 @@ struct LiveTableRenderer: EventRenderer {
         change(&rows[index])
         guard rows[index] != before else { return nil }
         guard drawn == rows.count else { return redrawAll() }
+        let now = width()
+        // Rows rewrapped by a narrower window: their places are no longer one row each.
+        if reflows, rowsAbove(width: now) != nil { return redrawAll(width: now) }
         // Up to the row, rewrite it, back down to the last row.
         let up = drawn - 1 - index
-        let line = "\r\u{1B}[2K" + text(of: rows[index], width: width())
-        return up == 0 ? line : "\u{1B}[\(up)A" + line + "\u{1B}[\(up)B"
+        let (text, columns) = line(of: rows[index], width: now)
+        drawnColumns[index] = columns
+        let redrawn = "\r\u{1B}[2K" + text
+        guard up > 0 else { return redrawn }
+        // Where a terminal may rewrap, the cursor goes back to the end of the last row, where
+        // `rowsAbove` counts from.
+        let last = drawnColumns[drawn - 1]
+        let end = reflows ? "\r" + (last > 0 ? "\u{1B}[\(last)C" : "") : ""
+        return "\u{1B}[\(up)A" + redrawn + "\u{1B}[\(up)B" + end
     }
 
     /// A line above the table, which is then drawn again below it.
@@ -135,38 +151,59 @@ struct LiveTableRenderer: EventRenderer {
         return clear() + line + "\n" + redrawAll(fromTop: true)
     }
 
-    /// To the start of the table's first row, and everything from there erased.
-    private mutating func clear() -> String {
-        defer { drawn = 0 }
+    /// To the start of the table's first row, and everything from there erased. `now`: the
+    /// width, when the caller has just asked. Where the terminal reflows, row by row (all the
+    /// rows a narrower window rewrapped the lines into): tmux, the usual one of those, keeps a
+    /// screen erased from its top-left corner (`\e[J` there) in its history, and a table at the
+    /// top of a fresh pane would leave its `-- scanning` line and a first row there.
+    private mutating func clear(width now: Int? = nil) -> String {
+        defer { drawnColumns = [] }
         guard drawn > 0 else { return "" }
+        if reflows { return TerminalReflow.erase(rowsAbove: rowsAbove(width: now ?? width()) ?? drawn - 1) }
         return (drawn > 1 ? "\u{1B}[\(drawn - 1)A" : "") + "\r\u{1B}[J"
     }
 
-    private mutating func redrawAll(fromTop: Bool = false) -> String {
-        let start = fromTop ? "" : clear()
-        let lines = regionLines(width: width())
-        drawn = lines.count
-        return start + lines.map { "\r\u{1B}[2K" + $0 }.joined(separator: "\n")
+    /// After the window narrowed, on a terminal that reflows: the rows above the cursor's that
+    /// the region takes now, each line of it rewrapped at `width`; nil when no line was (each
+    /// still takes one row).
+    private func rowsAbove(width: Int) -> Int? {
+        guard let last = drawnColumns.last, drawnColumns.contains(where: { $0 > width }) else { return nil }
+        return drawnColumns.dropLast().map { TerminalReflow.rows(columns: $0, width: width) }.reduce(0, +)
+            + TerminalReflow.rowsAbove(columns: last, width: width)
+    }
+
+    private mutating func redrawAll(fromTop: Bool = false, width now: Int? = nil) -> String {
+        let now = now ?? width()
+        let start = fromTop ? "" : clear(width: now)
+        let lines = regionLines(width: now)
+        drawnColumns = lines.map(\.columns)
+        return start + lines.map { "\r\u{1B}[2K" + $0.text }.joined(separator: "\n")
     }
 
     /// The live region: a row per strap, or the session's status while there is none.
-    private func regionLines(width: Int) -> [String] {
-        guard rows.isEmpty else { return rows.map { text(of: $0, width: width) } }
+    private func regionLines(width: Int) -> [(text: String, columns: Int)] {
+        guard rows.isEmpty else { return rows.map { line(of: $0, width: width) } }
         // Cut to the width, as rows are: a wrapped line would throw the redraws off by a row.
-        return waiting.map { [paint(Self.cut($0, max(width - 1, 1)), "2")] } ?? []
+        return waiting.map { waiting in
+            let cut = TerminalText.cut(waiting, columns: max(width - 1, 1))
+            return [(paint(cut, "2"), TerminalText.columns(cut))]
+        } ?? []
     }
 
     /// The row's cells, as many as fit in `width - 1` columns (the last column left free: some
-    /// terminals wrap when it is written).
-    func text(of row: Row, width: Int) -> String {
+    /// terminals wrap when it is written), and the display columns they take.
+    func line(of row: Row, width: Int) -> (text: String, columns: Int) {
         let name = row.name.map(Self.shown) ?? row.device
         var cells: [(plain: String, code: String?)] = [
-            (Self.padded(Self.cut(name, 20), 20), nil),
-            (Self.padded(row.bpm.map { "♥ \($0)" } ?? "♥ --", 6), LiveRenderer.zoneColour(row.zone)),
+            (TerminalText.padded(TerminalText.cut(name, columns: 20), columns: 20), nil),
+            (
+                TerminalText.padded(row.bpm.map { "♥ \($0)" } ?? "♥ --", columns: 6),
+                LiveRenderer.zoneColour(row.zone)
+            ),
         ]
         if let zone = row.zone { cells.append(("zone \(zone)", nil)) }
         if row.contactLost { cells.append(("no contact", "33")) }
-        cells.append((Self.padded(row.state, 12), row.state == "connected" ? nil : "33"))
+        cells.append((TerminalText.padded(row.state, columns: 12), row.state == "connected" ? nil : "33"))
         if let battery = row.battery { cells.append(("battery \(battery) %", nil)) }
         if !row.rr.isEmpty {
             cells.append(("RR " + row.rr.map(String.init).joined(separator: " ") + " ms", nil))
@@ -174,12 +211,12 @@ struct LiveTableRenderer: EventRenderer {
         var used = 0
         var shown: [String] = []
         for cell in cells {
-            let needed = cell.plain.count + (shown.isEmpty ? 0 : 2)
+            let needed = TerminalText.columns(cell.plain) + (shown.isEmpty ? 0 : 2)
             guard used + needed <= width - 1 else { break }
             used += needed
             shown.append(paint(cell.plain, cell.code))
         }
-        return shown.joined(separator: "  ")
+        return (shown.joined(separator: "  "), used)
     }
 
     private func paint(_ text: String, _ code: String?) -> String {
@@ -189,13 +226,5 @@ struct LiveTableRenderer: EventRenderer {
 
     private static func shown(_ name: String) -> String {
         TerminalText.sanitised(name, limit: TerminalText.nameLimit)
-    }
-
-    private static func cut(_ text: String, _ limit: Int) -> String {
-        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
-    }
-
-    private static func padded(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }

@@ -67,3 +67,59 @@ package enum TerminalText {
         return String(repeating: "0", count: max(width - digits.count, 0)) + digits
     }
 }
+
+extension TerminalText {
+    /// The display columns `text` takes on a terminal, as wcwidth(3) counts them without a
+    /// locale: two for East Asian wide and fullwidth characters and emoji shown as emoji, none
+    /// for a mark or a format character alone, one otherwise. Ambiguous-width characters (♥, the
+    /// sparkline's blocks) count one, as terminals outside CJK locales show them. For text
+    /// already sanitised (no controls).
+    static func columns(_ text: String) -> Int {
+        // Nearly everything hrm shows: one column a byte.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.count }
+        return text.reduce(0) { $0 + columns(of: $1) }
+    }
+
+    /// The columns of one character (a grapheme cluster: a letter with its marks counts as the
+    /// letter).
+    static func columns(of character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.properties.isEmojiPresentation || scalars.contains(where: { $0.value == 0xFE0F }) {
+            return 2
+        }
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE10...0xFE19,
+            0xFE30...0xFE6F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF,
+            0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
+    }
+
+    /// `text` in at most `limit` display columns: cut with `…` when it is wider.
+    static func cut(_ text: String, columns limit: Int) -> String {
+        guard columns(text) > limit else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let width = columns(of: character)
+            // Room kept for the ellipsis.
+            guard used + width <= limit - 1 else { break }
+            result.append(character)
+            used += width
+        }
+        return result + "…"
+    }
+
+    /// `text` with spaces after it to `width` display columns (as it is when wider).
+    static func padded(_ text: String, columns width: Int) -> String {
+        text + String(repeating: " ", count: max(width - columns(text), 0))
+    }
+}
