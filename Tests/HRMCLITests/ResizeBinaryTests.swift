@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// `hrm watch` in a real terminal that rewraps its lines when its window narrows: tmux, a private
 /// server of the test's own, its window resized from 100 columns to 40 and back while hrm draws.

@@ -2,6 +2,7 @@ import HeartRate
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 
 /// A narrowed window on a terminal that rewraps its lines: the live line and the live table go up
 /// over every row their old lines were rewrapped into, and only there (#26 item 6). The width is

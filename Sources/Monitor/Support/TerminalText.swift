@@ -74,7 +74,7 @@ extension TerminalText {
     /// for a mark or a format character alone, one otherwise. Ambiguous-width characters (♥, the
     /// sparkline's blocks) count one, as terminals outside CJK locales show them. For text
     /// already sanitised (no controls).
-    static func columns(_ text: String) -> Int {
+    package static func columns(_ text: String) -> Int {
         // Nearly everything hrm shows: one column a byte.
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.count }
         return text.reduce(0) { $0 + columns(of: $1) }
@@ -82,7 +82,7 @@ extension TerminalText {
 
     /// The columns of one character (a grapheme cluster: a letter with its marks counts as the
     /// letter).
-    static func columns(of character: Character) -> Int {
+    package static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if first.properties.isEmojiPresentation || scalars.contains(where: { $0.value == 0xFE0F }) {
@@ -104,7 +104,7 @@ extension TerminalText {
     }
 
     /// `text` in at most `limit` display columns: cut with `…` when it is wider.
-    static func cut(_ text: String, columns limit: Int) -> String {
+    package static func cut(_ text: String, columns limit: Int) -> String {
         guard columns(text) > limit else { return text }
         var result = ""
         var used = 0
@@ -119,7 +119,7 @@ extension TerminalText {
     }
 
     /// `text` with spaces after it to `width` display columns (as it is when wider).
-    static func padded(_ text: String, columns width: Int) -> String {
+    package static func padded(_ text: String, columns width: Int) -> String {
         text + String(repeating: " ", count: max(width - columns(text), 0))
     }
 }
