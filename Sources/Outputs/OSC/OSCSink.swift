@@ -36,46 +36,35 @@ package struct OSCSettings: Sendable, Equatable {
 /// the strap is connected, false on a drop and once more when hrm stops) and `isHRBeat` (bool,
 /// toggled once per heart beat: `BeatSchedule`).
 ///
-/// `receive` only picks the events of the strap followed and hands them to the sink's task
-/// through a bounded stream; the task sends, on a socket that never waits (`UDPSender`). A
-/// datagram that cannot go is dropped: the first drop is reported as an `osc_send_failed` event,
-/// the rest counted and told at the end. Nothing here can delay the strap's stream.
+/// The heart rate goes out on the thread that brought it, just after the pipeline's lock is let
+/// go (`afterSend`), on a socket that never waits (`UDPSender`): no task to wake per measurement,
+/// which is what a notification costs most here. At most one set per `minimumGap`: a strap sends
+/// 1 to 4 measurements a second, so every one goes; a faster source has its latest heart rate sent
+/// at the next chance. Only the beats, timed, run on a task of the sink's own. A datagram that
+/// cannot go is dropped: the first drop is reported as an `osc_send_failed` event (by the task,
+/// never from the strap's send), the rest counted and told at the end.
 package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.Instant: Sendable {
-    /// What the task is told, in order.
-    private enum Input: Sendable {
-        case measurement(bpm: Int, intervals: [Duration])
-        case connected(Bool)
-    }
-
-    /// What waits for the task. Measurements in a row are merged (the last heart rate, every
-    /// interval), so a strap far faster than OSC needs costs one wake-up and one set of messages
-    /// per `minimumGap`, not per notification; the intervals are all kept, for the beats.
-    private struct Pending {
-        var inputs: [Input] = []
-        /// The task has been woken for what waits (or is about to take it).
-        var signalled = false
-        var finished = false
-
-        mutating func append(_ input: Input) {
-            if case .measurement(_, let more) = input, case .measurement(_, let earlier)? = inputs.last {
-                guard case .measurement(let bpm, _) = input else { return }
-                inputs[inputs.count - 1] = .measurement(bpm: bpm, intervals: earlier + more)
-            } else {
-                inputs.append(input)
-            }
-        }
-    }
-
-    /// The least time between two sets of messages: 20 a second at most, more than any avatar
-    /// shows (a strap sends 1 to 4 a second, so every one of its measurements is sent).
-    package static var minimumGap: Duration { .milliseconds(50) }
-
-    /// Which strap is followed.
-    private struct Following {
-        var device: String? = nil
+    /// Which strap is followed, and what waits to be sent.
+    private struct State {
+        var followed: String? = nil
         /// Names from `info` events, by device, for `--osc-device` given as part of a name.
         var names: [String: String] = [:]
+        var connected = false
+        /// Encoded messages for `afterSend`, in order.
+        var outbox: [[UInt8]] = []
+        /// When the last heart rate was queued.
+        var lastSent: C.Instant? = nil
+        /// A heart rate that came within `minimumGap` of the last one sent: sent with the next.
+        var held: Int? = nil
+        var schedule = BeatSchedule<C.Instant>()
+        /// The beat task waits for a wake-up (nothing to play).
+        var playerIdle = true
+        var stopped = false
     }
+
+    /// The least time between two sets of heart-rate messages: 20 a second at most, more than
+    /// any avatar shows.
+    package static var minimumGap: Duration { .milliseconds(50) }
 
     private let settings: OSCSettings
     private let sender: UDPSender
@@ -85,11 +74,9 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
     private let report: @Sendable (MonitorEvent) -> Void
     private let console: any SessionConsole
     private let command: String
-    private let pending = Mutex(Pending())
+    private let state: Mutex<State>
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
-    private let following = Mutex(Following())
-    private let schedule = Mutex(BeatSchedule<C.Instant>())
     private let dropped = Atomic<Int>(0)
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
@@ -106,66 +93,91 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
         self.command = command
         self.console = console
         self.report = report
-        // A second of a strap's notifications many times over: a task that falls this far
-        // behind loses the oldest, never the strap's time.
+        state = Mutex(State(followed: nil))
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     package func start() {
         task.withLock { task in
             guard task == nil else { return }
-            task = Task { await self.run() }
+            task = Task { await self.playBeats() }
         }
     }
 
+    /// Under the pipeline's lock: decides what to send and encodes it; nothing is sent here.
     package func receive(_ event: MonitorEvent) {
         guard let device = event.device else { return }
-        switch event.kind {
-        case .info(let name, _, _, _, _):
-            following.withLock { following in
-                if let name { following.names[device] = name }
-                if following.device == nil, let wanted = settings.device, Self.matches(device, name, wanted) {
-                    following.device = device
+        var wakePlayer = false
+        state.withLock { state in
+            switch event.kind {
+            case .info(let name, _, _, _, _):
+                if let name { state.names[device] = name }
+                if state.followed == nil, let wanted = settings.device, Self.matches(device, name, wanted) {
+                    state.followed = device
                 }
+            case .measurement(let measurement, _):
+                guard follows(device, &state) else { return }
+                let now = clock.now
+                if !state.connected { connect(&state) }
+                let bpm = Int(measurement.heartRate)
+                if let last = state.lastSent, last.advanced(by: Self.minimumGap) > now {
+                    state.held = bpm
+                } else {
+                    queueHeartRate(bpm, &state)
+                    state.lastSent = now
+                }
+                let intervals = measurement.rrIntervals
+                if intervals.isEmpty {
+                    state.schedule.heartRate(bpm, now: now)
+                } else {
+                    state.schedule.add(
+                        intervals.map { .microseconds(Int64(($0.milliseconds * 1000).rounded())) }, now: now)
+                }
+                if state.playerIdle, state.schedule.next() != nil {
+                    state.playerIdle = false
+                    wakePlayer = true
+                }
+            case .status(.connected, _):
+                if state.followed == device, !state.connected { connect(&state) }
+            case .status(.disconnected, _), .status(.reconnecting, _):
+                // `disconnected` then `reconnecting`: said once.
+                if state.followed == device, state.connected { disconnect(&state) }
+            default:
+                break
             }
-        case .measurement(let measurement, _):
-            guard isFollowed(device) else { return }
-            tell(
-                .measurement(
-                    bpm: Int(measurement.heartRate),
-                    intervals: measurement.rrIntervals.map {
-                        .microseconds(Int64(($0.milliseconds * 1000).rounded()))
-                    }))
-        case .status(.connected, _):
-            if following.withLock({ $0.device == device }) { tell(.connected(true)) }
-        case .status(.disconnected, _), .status(.reconnecting, _):
-            if following.withLock({ $0.device == device }) { tell(.connected(false)) }
-        default:
-            break
         }
+        if wakePlayer { wake.yield() }
     }
 
-    /// Queues `input` for the task, waking it unless it has been woken already.
-    private func tell(_ input: Input) {
-        let wakeUp = pending.withLock { pending in
-            pending.append(input)
-            defer { pending.signalled = true }
-            return !pending.signalled
+    /// After the pipeline's lock: what `receive` queued goes out, on this thread.
+    package func afterSend() {
+        let outbox = state.withLock { state -> [[UInt8]] in
+            defer { state.outbox.removeAll(keepingCapacity: true) }
+            return state.outbox
         }
-        if wakeUp { wake.yield() }
+        for datagram in outbox { send(datagram) }
+        // The first drop is reported by the task: woken for it, never reported from here.
+        if dropped.load(ordering: .relaxed) > 0, !reported.load(ordering: .relaxed) { wake.yield() }
     }
 
     package func finish() async {
-        pending.withLock { $0.finished = true }
         wake.finish()
-        guard let running = task.withLock({ $0 }) else { return }
-        // Sending never waits, so the task ends at once; the bound only keeps a promise.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await running.value }
-            group.addTask { try? await Task.sleep(for: .seconds(2)) }
-            await group.next()
-            group.cancelAll()
+        if let running = task.withLock({ $0 }) {
+            running.cancel()
+            await running.value
         }
+        // hrm stops: a heart rate held back, the beats still waiting, then disconnected, once more.
+        let outbox = state.withLock { state -> [[UInt8]] in
+            state.stopped = true
+            if let held = state.held { queueHeartRate(held, &state) }
+            state.held = nil
+            queueBeats(state.schedule.fire(now: clock.now) + state.schedule.flush(), &state)
+            state.outbox.append(message("isHRConnected", .bool(false)))
+            defer { state.outbox.removeAll() }
+            return state.outbox
+        }
+        for datagram in outbox { send(datagram) }
+        reportFirstDrop()
         let count = dropped.load(ordering: .relaxed)
         if count > 0 {
             console.say(
@@ -176,15 +188,11 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
 
     /// Whether `device`'s measurements are sent: the strap followed, chosen by the first
     /// measurement when `--osc-device` is not given.
-    private func isFollowed(_ device: String) -> Bool {
-        following.withLock { following in
-            if let followed = following.device { return followed == device }
-            if let wanted = settings.device {
-                guard Self.matches(device, following.names[device], wanted) else { return false }
-            }
-            following.device = device
-            return true
-        }
+    private func follows(_ device: String, _ state: inout State) -> Bool {
+        if let followed = state.followed { return followed == device }
+        if let wanted = settings.device, !Self.matches(device, state.names[device], wanted) { return false }
+        state.followed = device
+        return true
     }
 
     /// An address (either case) or a case-insensitive part of the name, as watch's DEVICE.
@@ -193,111 +201,98 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
         return name?.lowercased().contains(wanted.lowercased()) == true
     }
 
-    /// The task: messages as measurements come, beats as they fall due, until the stream ends.
-    private func run() async {
-        let (beatWakes, beatWake) = AsyncStream.makeStream(
-            of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.playBeats(beatWakes) }
-            var connected = false
-            var wakeUps = wakes.makeAsyncIterator()
-            while true {
-                let awake = await wakeUps.next() != nil
-                let (inputs, finished) = pending.withLock { pending in
-                    defer {
-                        pending.inputs.removeAll(keepingCapacity: true)
-                        pending.signalled = false
-                    }
-                    return (pending.inputs, pending.finished)
-                }
-                for input in inputs {
-                    switch input {
-                    case .measurement(let bpm, let intervals):
-                        if !connected {
-                            connected = true
-                            send("isHRConnected", .bool(true))
-                        }
-                        sendHeartRate(bpm)
-                        let now = clock.now
-                        schedule.withLock { schedule in
-                            if intervals.isEmpty {
-                                schedule.heartRate(bpm, now: now)
-                            } else {
-                                schedule.add(intervals, now: now)
-                            }
-                        }
-                        beatWake.yield()
-                    case .connected(true):
-                        if !connected {
-                            connected = true
-                            send("isHRConnected", .bool(true))
-                        }
-                    case .connected(false):
-                        // `disconnected` then `reconnecting`: said once.
-                        guard connected else { continue }
-                        flushBeats(now: clock.now)
-                        connected = false
-                        send("isHRConnected", .bool(false))
-                    }
-                }
-                if !awake || finished { break }
-                // What comes meanwhile waits and is merged: one set of messages per gap at most.
-                do { try await clock.sleep(for: Self.minimumGap) } catch { break }
-            }
-            group.cancelAll()
-            beatWake.finish()
-        }
-        // hrm stops: the beats still waiting, then disconnected, once more.
-        flushBeats(now: clock.now)
-        send("isHRConnected", .bool(false))
+    private func connect(_ state: inout State) {
+        state.connected = true
+        state.outbox.append(message("isHRConnected", .bool(true)))
     }
 
-    /// Toggles `isHRBeat` as beats fall due; waits for a wake-up when none is waiting.
-    private func playBeats(_ wakes: AsyncStream<Void>) async {
+    /// The link dropped: the heart rate held back, every beat waiting, then disconnected.
+    private func disconnect(_ state: inout State) {
+        if let held = state.held { queueHeartRate(held, &state) }
+        state.held = nil
+        queueBeats(state.schedule.fire(now: clock.now) + state.schedule.flush(), &state)
+        state.connected = false
+        state.outbox.append(message("isHRConnected", .bool(false)))
+    }
+
+    private func queueHeartRate(_ bpm: Int, _ state: inout State) {
+        let span = Float(range.upperBound - range.lowerBound)
+        let fraction = span > 0 ? Float(bpm - range.lowerBound) / span : 0
+        state.held = nil
+        state.outbox.append(message("HR", .int(Int32(clamping: bpm))))
+        state.outbox.append(message("HRPercent", .float(min(max(fraction, 0), 1))))
+        state.outbox.append(message("onesHR", .int(Int32(bpm % 10))))
+        state.outbox.append(message("tensHR", .int(Int32(bpm / 10 % 10))))
+        state.outbox.append(message("hundredsHR", .int(Int32(bpm / 100 % 10))))
+    }
+
+    private func queueBeats(_ toggles: [Bool], _ state: inout State) {
+        for beating in toggles { state.outbox.append(message("isHRBeat", .bool(beating))) }
+    }
+
+    /// The beats as they fall due, and a heart rate held back once its gap has passed; waits for
+    /// a wake-up when there is nothing to play.
+    private func playBeats() async {
         var wakeUps = wakes.makeAsyncIterator()
         while !Task.isCancelled {
-            guard let due = schedule.withLock({ $0.next() }) else {
+            reportFirstDrop()
+            let due = state.withLock { state -> C.Instant? in
+                let next = state.schedule.next()
+                if next == nil { state.playerIdle = true }
+                return next
+            }
+            guard let due else {
                 guard await wakeUps.next() != nil else { return }
                 continue
             }
             do { try await clock.sleep(until: due, tolerance: nil) } catch { return }
-            let now = clock.now
-            // Sent under the schedule's lock, so that a flush on the other task cannot overtake
-            // them: a receiver sees the toggles in order. A send never waits.
-            schedule.withLock { schedule in
-                for beating in schedule.fire(now: now) { send("isHRBeat", .bool(beating)) }
+            // Taken and sent under the lock, so that toggles queued by a drop on the strap's
+            // thread cannot overtake them: a receiver sees them in order. A send never waits.
+            state.withLock { state in
+                guard !state.stopped else { return }
+                var toggles: [[UInt8]] = []
+                for beating in state.schedule.fire(now: clock.now) {
+                    toggles.append(message("isHRBeat", .bool(beating)))
+                }
+                // A heart rate held back by the gap goes with the beat rather than wait for the
+                // next measurement.
+                if let held = state.held, let last = state.lastSent,
+                    last.advanced(by: Self.minimumGap) <= clock.now
+                {
+                    queueHeartRate(held, &state)
+                    state.lastSent = clock.now
+                }
+                state.outbox.append(contentsOf: toggles)
+                let outbox = state.outbox
+                state.outbox.removeAll(keepingCapacity: true)
+                for datagram in outbox { send(datagram) }
             }
         }
     }
 
-    /// The beats due by `now` (those a strap without RR gave too), then every one still waiting.
-    private func flushBeats(now: C.Instant) {
-        schedule.withLock { schedule in
-            for beating in schedule.fire(now: now) + schedule.flush() { send("isHRBeat", .bool(beating)) }
-        }
+    private func message(_ name: String, _ argument: OSCArgument) -> [UInt8] {
+        OSCMessage(settings.prefix + name, [argument]).encoded()
     }
 
-    private func sendHeartRate(_ bpm: Int) {
-        send("HR", .int(Int32(clamping: bpm)))
-        let span = Float(range.upperBound - range.lowerBound)
-        let fraction = span > 0 ? Float(bpm - range.lowerBound) / span : 0
-        send("HRPercent", .float(min(max(fraction, 0), 1)))
-        send("onesHR", .int(Int32(bpm % 10)))
-        send("tensHR", .int(Int32(bpm / 10 % 10)))
-        send("hundredsHR", .int(Int32(bpm / 100 % 10)))
+    /// Sends one datagram, or counts it dropped.
+    private func send(_ datagram: [UInt8]) {
+        if !sender.send(datagram) { dropped.add(1, ordering: .relaxed) }
     }
 
-    private func send(_ name: String, _ argument: OSCArgument) {
-        if sender.send(OSCMessage(settings.prefix + name, [argument]).encoded()) { return }
-        if dropped.add(1, ordering: .relaxed).newValue == 1 {
-            report(
-                MonitorEvent(
-                    device: nil,
-                    kind: .error(
-                        code: .oscSendFailed,
-                        message:
-                            "OSC: a message to \(settings.destination) could not be sent (nothing listening, or the network refused it); later ones that fail are counted",
-                        hex: nil)))
+    private let reported = Atomic<Bool>(false)
+
+    /// The first drop, said once, from the task or the end: never from the strap's send.
+    private func reportFirstDrop() {
+        guard dropped.load(ordering: .relaxed) > 0, !reported.exchange(true, ordering: .relaxed) else {
+            return
         }
+        report(
+            MonitorEvent(
+                device: nil,
+                kind: .error(
+                    code: .oscSendFailed,
+                    message:
+                        "OSC: a message to \(settings.destination) could not be sent (nothing listening, or the network refused it); later ones that fail are counted",
+                    hex: nil)))
     }
 }
