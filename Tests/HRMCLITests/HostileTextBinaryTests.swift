@@ -114,8 +114,12 @@ import Testing
     /// `watch --json` keeps the exact name, maker and model.
     @Test func watchJSONKeepsTheExactInfo() async throws {
         try await Self.withScenario { scenario in
+            // Stopped once the info line is out, not after one measurement: on a loaded machine the
+            // first measurement can come before the strap's characteristics have all been read,
+            // and a stop then ends the reading.
             let result = try await HRMProcess.runUnderSim(
-                scenario, ["watch", "--json", "--count", "1", "--scan-timeout", "5", "D2:4B:7E:10:20:30"])
+                scenario, ["watch", "--json", "--scan-timeout", "5", "D2:4B:7E:10:20:30"],
+                terminateWhen: { $0.contains(#""type":"info""#) })
             #expect(result.status == 0, "\(result.stderr)")
             let info = try #require(
                 WatchBinaryTests.lines(result.stdout).first { $0["type"] as? String == "info" })

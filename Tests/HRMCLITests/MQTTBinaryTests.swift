@@ -343,8 +343,12 @@ import Testing
                     '\(hrm)' watch C0:FF:EE:00:00:01 --mqtt \(url) --mqtt-id bike-1 --duration 10 > /dev/null &
                     '\(hrm)' watch C0:FF:EE:00:00:02 --mqtt \(url) --mqtt-id bike-2 --duration 10 > /dev/null &
                     '\(hrm)' serve --mqtt-team \(url) --listen 127.0.0.1:\(port) 2> /dev/null & serve=$!
-                    for i in $(seq 50); do curl -s http://127.0.0.1:\(port)/api/current | grep -q '"bike-2".*"bpm"\\|"bike-1".*"bike-2"' && break; sleep 0.2; done
-                    sleep 2
+                    # Until both straps have a measurement in the snapshot (on a loaded machine that
+                    # can take a while: up to 90 s, which only proves "not hung").
+                    for i in $(seq 450); do
+                        [ "$(curl -s http://127.0.0.1:\(port)/api/current | grep -o '"type":"measurement"' | wc -l)" -ge 2 ] && break
+                        sleep 0.2
+                    done
                     curl -s http://127.0.0.1:\(port)/api/current; echo
                     timeout 1 curl -sN http://127.0.0.1:\(port)/events | grep '^data: ' | sed 's/^data: //'
                     wait %1 %2

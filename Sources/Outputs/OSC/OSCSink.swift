@@ -62,9 +62,9 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
         var stopped = false
     }
 
-    /// The least time between two sets of heart-rate messages: 20 a second at most, more than
-    /// any avatar shows.
-    package static var minimumGap: Duration { .milliseconds(50) }
+    /// The least time between two sets of heart-rate messages: 10 a second at most, as often as
+    /// VRChat shares an avatar's parameters with others, and more than a strap sends.
+    package static var minimumGap: Duration { .milliseconds(100) }
 
     private let settings: OSCSettings
     private let sender: UDPSender
