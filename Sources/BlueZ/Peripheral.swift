@@ -24,6 +24,7 @@ public final class Peripheral: Sendable {
 
     struct State {
         var values: [[UInt8]]
+        var advertisement: AdvertisementSettings
         var notifying: Set<Int> = []
         var registered = true
     }
@@ -31,7 +32,8 @@ public final class Peripheral: Sendable {
     private let state: Mutex<State>
 
     init(
-        adapter: AdapterPath, connection: Connection, root: ObjectPath, advertisementPath: ObjectPath,
+        adapter: AdapterPath, connection: Connection, root: ObjectPath, advertisement: AdvertisementSettings,
+        advertisementPath: ObjectPath,
         characteristics: [ServedCharacteristic], paths: [ObjectPath], timeout: Duration
     ) {
         self.adapter = adapter
@@ -43,7 +45,7 @@ public final class Peripheral: Sendable {
         self.characteristics = characteristics.enumerated().map {
             ServedCharacteristicHandle(uuid: $0.element.uuid, index: $0.offset)
         }
-        state = Mutex(State(values: characteristics.map(\.value)))
+        state = Mutex(State(values: characteristics.map(\.value), advertisement: advertisement))
         // Bounded: a reader that stops reading loses the oldest, never blocks bluetoothd's calls.
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
@@ -76,6 +78,42 @@ public final class Peripheral: Sendable {
             return true
         } catch {
             return false
+        }
+    }
+
+    /// What is advertised now.
+    public var advertisement: AdvertisementSettings { state.withLock { $0.advertisement } }
+
+    /// Advertises `settings` instead (a name learnt from the strap): bluetoothd reads an
+    /// advertisement's properties once, so the old one is unregistered and the new one registered
+    /// (each call bounded by the client's timeout). Returns the failure, if any: after a failed
+    /// registration nothing is advertised. Nothing happens when `settings` are what is advertised.
+    public func advertise(_ settings: AdvertisementSettings) async -> BlueZError? {
+        let current = state.withLock { state -> AdvertisementSettings? in
+            guard state.registered, state.advertisement != settings else { return nil }
+            defer { state.advertisement = settings }
+            return state.advertisement
+        }
+        guard current != nil else { return nil }
+        let manager = BlueZNames.Call.advertisingManager
+        do throws(DBusError) {
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: adapter.objectPath, interface: manager,
+                member: "UnregisterAdvertisement", body: [.objectPath(advertisementPath)], timeout: timeout)
+            connection.unexport(at: advertisementPath)
+            try connection.export(
+                BlueZClient.advertisementInterface(self), at: advertisementPath,
+                properties: BlueZClient.advertisementProperties(settings))
+            _ = try await connection.call(
+                destination: BlueZNames.service, path: adapter.objectPath, interface: manager,
+                member: "RegisterAdvertisement", body: [.objectPath(advertisementPath), .propertyMap([:])],
+                timeout: timeout)
+            return nil
+        } catch {
+            return BlueZError(
+                .peripheralRefused,
+                "bluetoothd refused the advertisement as '\(settings.localName)': \(error.name): \(error.message)",
+                dbusName: error.name.rawValue)
         }
     }
 

@@ -85,7 +85,7 @@ extension BlueZClient {
             }
         }
         let peripheral = Peripheral(
-            adapter: adapter.path, connection: connection, root: root,
+            adapter: adapter.path, connection: connection, root: root, advertisement: advertisement,
             advertisementPath: try root.appending("advertisement0"), characteristics: served, paths: paths,
             timeout: callTimeout)
         connection.addObjectManager(at: root)
@@ -110,15 +110,9 @@ extension BlueZClient {
                     index += 1
                 }
             }
-            var properties: [String: Value] = [
-                "Type": .string("peripheral"),
-                "ServiceUUIDs": .strings(advertisement.serviceUUIDs.map(\.description)),
-                "LocalName": .string(advertisement.localName), "Discoverable": .boolean(true),
-            ]
-            if let appearance = advertisement.appearance { properties["Appearance"] = .uint16(appearance) }
             try connection.export(
                 Self.advertisementInterface(peripheral), at: peripheral.advertisementPath,
-                properties: properties)
+                properties: Self.advertisementProperties(advertisement))
         } catch {
             peripheral.withdraw()
             throw error
@@ -163,7 +157,18 @@ extension BlueZClient {
             ])
     }
 
-    private static func advertisementInterface(_ peripheral: Peripheral) -> Interface {
+    /// The properties of `LEAdvertisement1` for `advertisement`.
+    static func advertisementProperties(_ advertisement: AdvertisementSettings) -> [String: Value] {
+        var properties: [String: Value] = [
+            "Type": .string("peripheral"),
+            "ServiceUUIDs": .strings(advertisement.serviceUUIDs.map(\.description)),
+            "LocalName": .string(advertisement.localName), "Discoverable": .boolean(true),
+        ]
+        if let appearance = advertisement.appearance { properties["Appearance"] = .uint16(appearance) }
+        return properties
+    }
+
+    static func advertisementInterface(_ peripheral: Peripheral) -> Interface {
         Interface(
             BlueZNames.Call.advertisement,
             methods: [

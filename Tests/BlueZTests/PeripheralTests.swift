@@ -108,6 +108,29 @@ import Testing
         }
     }
 
+    @Test func aNewNameIsAdvertisedByRegisteringAgain() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("advertise-\(UUID()).jsonl")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let renamed = AdvertisementSettings(
+            localName: "hrm Polar H10", serviceUUIDs: [BluetoothUUID(0x180D)], appearance: 0x0341)
+        try await BlueZClientTests.withClient("basic", log: log) { client in
+            let adapter = try await client.selectAdapter()
+            let peripheral = try await client.registerPeripheral(
+                Self.services, advertisement: Self.advertisement, on: adapter)
+            #expect(await peripheral.advertise(renamed) == nil)
+            #expect(await peripheral.advertise(renamed) == nil, "the same again does nothing")
+            #expect(peripheral.advertisement == renamed)
+            #expect(await peripheral.unregister() == nil)
+        }
+        let records = try Self.records(log)
+        let names = records.filter { $0["event"] as? String == "advertisement-registered" }.compactMap {
+            $0["local_name"] as? String
+        }
+        #expect(names == ["hrm test", "hrm Polar H10"])
+        #expect(records.filter { $0["event"] as? String == "advertisement-unregistered" }.count == 2)
+    }
+
     @Test func bluetoothdGoingAwayReleasesTheAdvertisement() async throws {
         try await BlueZClientTests.withClient("basic") { client, simulator in
             let adapter = try await client.selectAdapter()

@@ -54,8 +54,8 @@ import Testing
 
         // While the strap was away (from the drop to the link back), the consumer got nothing but
         // what the strap had sent before it (on its way): no frozen value, nothing made up.
-        let names = records.map(Self.name)
-        let drop = try #require(names.firstIndex(of: "drop"))
+        let calls = records.map(Self.name)
+        let drop = try #require(calls.firstIndex(of: "drop"))
         let back = try #require(
             records.indices.first {
                 $0 > drop && records[$0]["event"] as? String == "state"
@@ -75,8 +75,8 @@ import Testing
         }
         #expect(!notifyAt.contains { $0 > drop && $0 < back })
         // The drop came while the consumer listened: values before it and after it.
-        let firstValue = try #require(names.firstIndex(of: "consumer-value"))
-        let lastValue = try #require(names.lastIndex(of: "consumer-value"))
+        let firstValue = try #require(calls.firstIndex(of: "consumer-value"))
+        let lastValue = try #require(calls.lastIndex(of: "consumer-value"))
         #expect(firstValue < drop && back < lastValue)
 
         // The battery change went out as a notification of 0x2A19; reads got the strap's values.
@@ -100,17 +100,22 @@ import Testing
         #expect(advertisement["type"] as? String == "peripheral")
         #expect(advertisement["appearance"] as? Int == 0x0341)
         #expect(advertisement["local_name"] as? String == "hrm")
+        // Once the strap's name is known, it is advertised: "hrm " and the name, cut to fit.
+        let advertised = records.filter { $0["event"] as? String == "advertisement-registered" }.compactMap {
+            $0["local_name"] as? String
+        }
+        #expect(advertised == ["hrm", "hrm Polar H10 7E"])
         #expect((advertisement["uuids"] as? [String])?.first == "0000180d-0000-1000-8000-00805f9b34fb")
 
         // The relay was registered before the strap was touched, and taken back first on SIGTERM.
-        let registered = try #require(names.firstIndex(of: "application-registered"))
-        let connect = try #require(names.firstIndex(of: "Connect"))
+        let registered = try #require(calls.firstIndex(of: "application-registered"))
+        let connect = try #require(calls.firstIndex(of: "Connect"))
         #expect(registered < connect)
-        let unregisterAdvertisement = try #require(names.firstIndex(of: "UnregisterAdvertisement"))
-        let unregisterApplication = try #require(names.firstIndex(of: "UnregisterApplication"))
-        let released = try #require(names.lastIndex(of: "acquire-released"))
+        let unregisterAdvertisement = try #require(calls.lastIndex(of: "UnregisterAdvertisement"))
+        let unregisterApplication = try #require(calls.firstIndex(of: "UnregisterApplication"))
+        let released = try #require(calls.lastIndex(of: "acquire-released"))
         #expect(unregisterAdvertisement < unregisterApplication && unregisterApplication < released)
-        #expect(!names.contains("advertisement-released"))
+        #expect(!calls.contains("advertisement-released"))
 
         // The relay events: both consumers came, the first subscribed and left.
         let relay = Self.relayLines(result.stdout)
@@ -151,10 +156,12 @@ import Testing
     }
 
     @Test func watchWithRelayPrintsTheConsumersForPeople() async throws {
+        let log = WatchBinaryTests.temporary("relay-watch.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
         let steering = Steering()
         let run = Task {
             try await HRMProcess.runUnderSim(
-                "relay", ["watch", "--relay", "--relay-name", "Bike HR"], patience: .seconds(60),
+                "relay", ["watch", "--relay", "--relay-name", "Bike HR"], log: log, patience: .seconds(60),
                 terminateWhen: steering.check)
         }
         let seen = await steering.until { $0.contains("relay: consumer \(Self.second) connected") }
@@ -163,6 +170,9 @@ import Testing
         #expect(seen, "\(result.stdout)")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("-- relay: consumer \(Self.first) connected\n"))
+        // The name asked for is kept: the strap's does not replace it.
+        let advertised = try Self.log(log).filter { $0["event"] as? String == "advertisement-registered" }
+        #expect(advertised.compactMap { $0["local_name"] as? String } == ["Bike HR"])
     }
 
     @Test(arguments: [

@@ -19,7 +19,8 @@ public struct RelayArguments: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "The name the relay advertises, cut to fit the advertisement. (default: hrm)", valueName: "name"))
+            "The name the relay advertises, cut to fit the advertisement. (default: hrm and the strap's name)",
+            valueName: "name"))
     public var relayName: String?
 
     public init() {}

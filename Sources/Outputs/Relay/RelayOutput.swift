@@ -35,7 +35,9 @@ package struct RelayOutput: OutputProvider {
             await client.close()
             throw Self.failure(error)
         }
-        let sink = RelaySink(client: client, peripheral: peripheral, report: context.report)
+        let sink = RelaySink(
+            client: client, peripheral: peripheral, namesAfterStrap: settings.name == nil,
+            report: context.report)
         // Before the strap is let go: consumers see the relay go, never a frozen value.
         context.stop.beforeStopping { await sink.unregister() }
         return SessionOutput(delivery: .immediate(sink))

@@ -11,6 +11,7 @@ package struct RelaySettings: Sendable, Equatable {
         self.name = name
     }
 
-    /// The advertised name before the strap's is known, and without one.
+    /// The advertised name before the strap's is known, and without one; then this, a space and
+    /// the strap's name (cut to fit).
     package static let defaultName = "hrm"
 }

@@ -18,10 +18,16 @@ final class RelaySink: EventSink {
     private let input: AsyncStream<MonitorEvent>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let state = Mutex(RelayLinks())
+    /// No `--relay-name`: the advertised name becomes "hrm" and the strap's once `info` gives it.
+    private let namesAfterStrap: Bool
 
-    init(client: BlueZClient, peripheral: Peripheral, report: @escaping @Sendable (MonitorEvent) -> Void) {
+    init(
+        client: BlueZClient, peripheral: Peripheral, namesAfterStrap: Bool,
+        report: @escaping @Sendable (MonitorEvent) -> Void
+    ) {
         self.client = client
         self.peripheral = peripheral
+        self.namesAfterStrap = namesAfterStrap
         self.report = report
         (events, input) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(Self.capacity))
     }
@@ -64,6 +70,22 @@ final class RelaySink: EventSink {
         }
     }
 
+    /// Advertises "hrm" and the strap's name, on a task of its own (two calls to bluetoothd that
+    /// measurements need not wait for); a refusal is reported, and nothing is advertised then.
+    private func rename(after name: String, device: String) {
+        let settings = RelayProfile.advertisement(named: "\(RelaySettings.defaultName) \(name)")
+        guard settings != peripheral.advertisement else { return }
+        let renaming = Task { [peripheral, report] in
+            guard let failure = await peripheral.advertise(settings) else { return }
+            report(
+                MonitorEvent(
+                    device: device,
+                    kind: .error(
+                        code: EventErrorCode(failure.code), message: "relay: \(failure.message)", hex: nil)))
+        }
+        tasks.withLock { $0.append(renaming) }
+    }
+
     /// Takes the advertisement and the application back (once; later calls return at once).
     func unregister() async {
         await peripheral.unregister()
@@ -91,7 +113,8 @@ final class RelaySink: EventSink {
         case .battery(let percent):
             guard let level = peripheral.characteristic(RelayProfile.batteryLevel) else { return }
             peripheral.notify(level, [UInt8(clamping: percent)])
-        case .info(_, let location, let battery, _, let model):
+        case .info(let name, let location, let battery, _, let model):
+            if namesAfterStrap, let name, !name.isEmpty { rename(after: name, device: device) }
             if let location, let handle = peripheral.characteristic(RelayProfile.location) {
                 peripheral.update(handle, [location.rawValue])
             }
