@@ -117,6 +117,35 @@ public final class Peripheral: Sendable {
         }
     }
 
+    /// Registers the application and the advertisement again, as they are (bluetoothd restarted:
+    /// it forgot both, and it asks for notifications afresh, so none are wanted until it does).
+    /// Returns the failure, if any.
+    public func registerAgain() async -> BlueZError? {
+        let (registered, stopped) = state.withLock { state -> (Bool, Set<Int>) in
+            defer { state.notifying = [] }
+            return (state.registered, state.notifying)
+        }
+        guard registered else { return nil }
+        for index in stopped.sorted() { continuation.yield(.notifying(characteristics[index].uuid, false)) }
+        let calls: [(MemberName, InterfaceName, ObjectPath)] = [
+            ("RegisterApplication", BlueZNames.Call.gattManager, root),
+            ("RegisterAdvertisement", BlueZNames.Call.advertisingManager, advertisementPath),
+        ]
+        for (member, interface, path) in calls {
+            do throws(DBusError) {
+                _ = try await connection.call(
+                    destination: BlueZNames.service, path: adapter.objectPath, interface: interface,
+                    member: member, body: [.objectPath(path), .propertyMap([:])], timeout: timeout)
+            } catch {
+                let what = member == "RegisterApplication" ? "the GATT application" : "the advertisement"
+                return BlueZError(
+                    .peripheralRefused, "bluetoothd refused \(what) again: \(error.name): \(error.message)",
+                    dbusName: error.name.rawValue)
+            }
+        }
+        return nil
+    }
+
     /// Sets the value a read gets, without notifying.
     public func update(_ characteristic: ServedCharacteristicHandle, _ value: [UInt8]) {
         state.withLock { state in

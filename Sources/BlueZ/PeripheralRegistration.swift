@@ -186,6 +186,39 @@ extension BlueZClient {
             ])
     }
 
+    /// Whether `adapter` offers the LE peripheral role (`offersPeripheral`), each time that changes,
+    /// the current answer first: false while bluetoothd is away, true again when it is back (the
+    /// moment to register again). Ends when the client closes or the reader stops.
+    public func peripheralRole(on adapter: AdapterPath) -> AsyncStream<Bool> {
+        let (events, id) = watch()
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Bool.self, bufferingPolicy: .bufferingNewest(4))
+        let path = adapter.objectPath
+        let offered: @Sendable (ObjectMirror) -> Bool = { mirror in
+            mirror.properties(path, BlueZNames.Peripheral.gattManager) != nil
+                && mirror.properties(path, BlueZNames.Peripheral.advertisingManager) != nil
+        }
+        let first = offered(mirror)
+        continuation.yield(first)
+        let task = Task { [weak self] in
+            var last = first
+            for await _ in events {
+                guard let mirror = await self?.mirror else { break }
+                let now = offered(mirror)
+                if now != last {
+                    continuation.yield(now)
+                    last = now
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { [weak self] _ in
+            task.cancel()
+            Task { await self?.unwatch(id) }
+        }
+        return stream
+    }
+
     /// The addresses of the centrals connected to `adapter` (connected devices there that serve
     /// no Heart Rate service: a strap is a device hrm connected to, not a consumer), each time the
     /// set changes, the current set first. Ends when the client closes or the reader stops.

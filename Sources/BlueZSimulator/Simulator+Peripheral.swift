@@ -241,7 +241,10 @@ extension Simulator {
             let devicePath = try? adapterPath.appending(address.pathComponent),
             let (key, app) = application(on: adapter), let connection
         else {
-            log.record("consumer-gave-up", ["consumer": consumer.address, "reason": "no application"])
+            // Nothing advertised now (the client is re-registering its advertisement): the
+            // consumer looks again when the next advertisement is up.
+            log.record("consumer-waiting", ["consumer": consumer.address, "reason": "nothing advertised"])
+            consumerTasks[index] = nil
             return
         }
         let name = "\(address)"

@@ -17,6 +17,12 @@ import Testing
         WatchBinaryTests.lines(stdout).filter { $0["type"] as? String == "relay" }
     }
 
+    /// Where `values` lie in `sent` as a contiguous run (none lost, none added, none reordered).
+    static func run(of values: [String], in sent: [String]) -> Int? {
+        guard !values.isEmpty, values.count <= sent.count else { return nil }
+        return (0...(sent.count - values.count)).first { Array(sent[$0..<($0 + values.count)]) == values }
+    }
+
     /// The name of a log record: a call's member, else the event.
     static func name(_ record: [String: Any]) -> String {
         (record["event"] as? String == "call" ? record["member"] as? String : record["event"] as? String)
@@ -49,8 +55,7 @@ import Testing
         }.compactMap { $0["hex"] as? String }
         try #require(received.count == 16, "\(received)")
         // A contiguous run of what the strap sent: none lost, none added, none reordered.
-        let start = try #require(sent.firstIndex(of: received[0]))
-        #expect(Array(sent[start..<min(start + received.count, sent.count)]) == received)
+        let start = try #require(Self.run(of: received, in: sent), "\(received) in \(sent)")
 
         // While the strap was away (from the drop to the link back), the consumer got nothing but
         // what the strap had sent before it (on its way): no frozen value, nothing made up.
@@ -153,6 +158,40 @@ import Testing
         for (a, b) in zip(received, received.dropFirst()) {
             #expect(a != b, "one good frame of each cycle, in turn")
         }
+    }
+
+    @Test func afterBluetoothdRestartsTheRelayRegistersAgain() async throws {
+        let log = WatchBinaryTests.temporary("relay-restart.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let steering = Steering()
+        let run = Task {
+            try await HRMProcess.runUnderSim(
+                "relay-restart", ["relay", "--json", "Polar"], log: log, patience: .seconds(90),
+                terminateWhen: steering.check)
+        }
+        // The consumer leaves twice: before bluetoothd restarts, and after it came back.
+        let twice = await steering.until {
+            $0.components(separatedBy: #""state":"consumer_disconnected""#).count == 3
+        }
+        steering.stop()
+        let result = try await run.value
+        #expect(twice && result.status == 0, "\(result.stdout)\(result.stderr)")
+        let records = try Self.log(log)
+        let names = records.map(Self.name)
+        // (Registering again can come before hrm-sim logs that it is up: from when it went down.)
+        let down = try #require(
+            records.firstIndex { $0["event"] as? String == "restart" && $0["phase"] as? String == "down" })
+        #expect(names.filter { $0 == "application-registered" }.count == 2)
+        #expect(
+            names[down...].contains("application-registered")
+                && names[down...].contains("advertisement-registered"))
+        // What the consumer took once bluetoothd was back: what the strap sent, byte for byte.
+        let sent = records.filter { $0["event"] as? String == "notify" }.compactMap { $0["hex"] as? String }
+        let after = records[down...].filter { $0["event"] as? String == "consumer-value" }.compactMap {
+            $0["hex"] as? String
+        }
+        try #require(after.count == 6, "\(after)")
+        #expect(Self.run(of: after, in: sent) != nil, "\(after) in \(sent)")
     }
 
     @Test func watchWithRelayPrintsTheConsumersForPeople() async throws {

@@ -13,7 +13,7 @@ public struct RelayCommand: AsyncParsableCommand {
             Bluetooth LE heart-rate sensor, so that Zwift, a phone, a bike computer or a watch can \
             read it while hrm holds it (most straps take only one or two connections). hrm \
             registers a GATT application (Heart Rate, Battery, Device Information) and an \
-            advertisement with bluetoothd on --relay-adapter (default: the strap's adapter) \
+            advertisement with bluetoothd on --relay-adapter (default: the adapter hrm watches on) \
             before it touches the strap; each notification of the strap goes to every \
             subscribed consumer as the strap sent it, nothing while the strap is away. Each \
             consumer that connects, subscribes, unsubscribes or leaves is a relay event. No \

@@ -13,7 +13,7 @@ public struct RelayArguments: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "The adapter to serve the relay on: a name (hci1) or an address. (default: the strap's)",
+            "The adapter to serve the relay on: a name (hci1) or an address. (default: the one hrm watches on)",
             valueName: "adapter"))
     public var relayAdapter: String?
 

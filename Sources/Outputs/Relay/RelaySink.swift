@@ -60,7 +60,21 @@ final class RelaySink: EventSink {
                 }
             }
         }
-        tasks.withLock { $0 = [relaying, asks, links] }
+        // bluetoothd restarted: it forgot the relay, which registers again once it is back.
+        let returns = Task { [client, peripheral, report] in
+            var offered = true
+            for await now in await client.peripheralRole(on: peripheral.adapter) {
+                defer { offered = now }
+                guard now, !offered, let failure = await peripheral.registerAgain() else { continue }
+                report(
+                    MonitorEvent(
+                        device: nil,
+                        kind: .error(
+                            code: EventErrorCode(failure.code), message: "relay: \(failure.message)", hex: nil
+                        )))
+            }
+        }
+        tasks.withLock { $0 = [relaying, asks, links, returns] }
     }
 
     func receive(_ event: MonitorEvent) {
