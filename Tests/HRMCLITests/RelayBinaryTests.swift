@@ -36,9 +36,12 @@ import Testing
         // The first consumer leaves after 16 heart-rate values, across the strap's drop.
         let run = Task {
             try await HRMProcess.runUnderSim(
-                "relay", ["relay", "--json"], log: log, patience: .seconds(90), terminateWhen: steering.check)
+                "relay", ["relay", "--json", "Polar"], log: log, patience: .seconds(150),
+                terminateWhen: steering.check)
         }
-        let left = await steering.until { $0.contains(#""state":"consumer_disconnected""#) }
+        let left = await steering.until(within: .seconds(120)) {
+            $0.contains(#""state":"consumer_disconnected""#)
+        }
         steering.stop()
         let result = try await run.value
         #expect(left, "the consumer never left: \(result.stdout)")
@@ -142,10 +145,13 @@ import Testing
         let steering = Steering()
         let run = Task {
             try await HRMProcess.runUnderSim(
-                "relay-malformed", ["relay", "--json"], log: log, patience: .seconds(60),
+                "relay-malformed", ["relay", "--json", "D2:4B:7E:10:20:33"], log: log,
+                patience: .seconds(150),
                 terminateWhen: steering.check)
         }
-        let left = await steering.until { $0.contains(#""state":"consumer_disconnected""#) }
+        let left = await steering.until(within: .seconds(120)) {
+            $0.contains(#""state":"consumer_disconnected""#)
+        }
         steering.stop()
         let result = try await run.value
         #expect(left && result.status == 0, "\(result.stderr)")
@@ -166,11 +172,11 @@ import Testing
         let steering = Steering()
         let run = Task {
             try await HRMProcess.runUnderSim(
-                "relay-restart", ["relay", "--json", "Polar"], log: log, patience: .seconds(90),
+                "relay-restart", ["relay", "--json", "Polar"], log: log, patience: .seconds(150),
                 terminateWhen: steering.check)
         }
         // The consumer leaves twice: before bluetoothd restarts, and after it came back.
-        let twice = await steering.until {
+        let twice = await steering.until(within: .seconds(120)) {
             $0.components(separatedBy: #""state":"consumer_disconnected""#).count == 3
         }
         steering.stop()
@@ -200,10 +206,13 @@ import Testing
         let steering = Steering()
         let run = Task {
             try await HRMProcess.runUnderSim(
-                "relay", ["watch", "--relay", "--relay-name", "Bike HR"], log: log, patience: .seconds(60),
+                "relay", ["watch", "--relay", "--relay-name", "Bike HR", "Polar"], log: log,
+                patience: .seconds(150),
                 terminateWhen: steering.check)
         }
-        let seen = await steering.until { $0.contains("relay: consumer \(Self.second) connected") }
+        let seen = await steering.until(within: .seconds(120)) {
+            $0.contains("relay: consumer \(Self.second) connected")
+        }
         steering.stop()
         let result = try await run.value
         #expect(seen, "\(result.stdout)")
