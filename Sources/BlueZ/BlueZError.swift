@@ -33,6 +33,11 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidPath = "invalid_path"
         /// The task waiting for the call was cancelled (Ctrl-C): a stop, not a failure.
         case cancelled
+        /// The adapter offers no LE peripheral role: no `GattManager1` or `LEAdvertisingManager1`.
+        case peripheralUnsupported = "peripheral_unsupported"
+        /// bluetoothd refused to register a GATT application or an advertisement ("Maximum
+        /// advertisements reached", an application it cannot parse): `message` says which.
+        case peripheralRefused = "peripheral_refused"
     }
 
     /// What went wrong.

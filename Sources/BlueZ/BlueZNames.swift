@@ -21,6 +21,17 @@ enum BlueZNames {
         static let adapter: InterfaceName = "org.bluez.Adapter1"
         static let device: InterfaceName = "org.bluez.Device1"
         static let characteristic: InterfaceName = "org.bluez.GattCharacteristic1"
+        static let gattManager: InterfaceName = "org.bluez.GattManager1"
+        static let advertisingManager: InterfaceName = "org.bluez.LEAdvertisingManager1"
+        static let advertisement: InterfaceName = "org.bluez.LEAdvertisement1"
+        static let gattService: InterfaceName = "org.bluez.GattService1"
+        static let descriptor: InterfaceName = "org.bluez.GattDescriptor1"
+    }
+
+    /// Interface names of the peripheral side, as the object mirror keys them.
+    enum Peripheral {
+        static let gattManager = "org.bluez.GattManager1"
+        static let advertisingManager = "org.bluez.LEAdvertisingManager1"
     }
 
     /// The prefix of bluetoothd's error names (`org.bluez.Error.InProgress`).

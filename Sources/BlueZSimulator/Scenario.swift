@@ -22,6 +22,9 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var bluetoothd: Bool = true
     public var adapters: [Adapter] = [Adapter()]
     public var devices: [Device] = []
+    /// Centrals that connect to a peripheral a client registered (a GATT application and an
+    /// advertisement, as `hrm relay` does), subscribe and log what they receive.
+    public var consumers: [Consumer] = []
     public var events: [Event] = []
 
     public enum GattCache: String, Codable, Sendable {
@@ -52,8 +55,37 @@ public struct Scenario: Codable, Sendable, Equatable {
         /// `org.bluez.Error.Blocked`, "Blocked through rfkill" (5.66 `src/adapter.c`,
         /// `property_set_mode_complete` on MGMT_STATUS_RFKILLED).
         public var blocked: Bool = false
+        /// Whether the controller can be an LE peripheral: bluetoothd then offers GattManager1 and
+        /// LEAdvertisingManager1 on the adapter (5.66 does for every LE controller).
+        public var peripheral: Bool = true
+        /// The advertising instances the controller has (`SupportedInstances`); one more
+        /// RegisterAdvertisement fails with NotPermitted, "Maximum advertisements reached".
+        public var maxAdvertisements: Int = 5
 
         public init() {}
+    }
+
+    /// A central (a phone, Zwift, a watch) that connects to a client's peripheral on `adapter`
+    /// `connectAfter` seconds after the client's advertisement was registered there, reads what
+    /// it can read (`read`), subscribes to what notifies (`subscribe`: the first central's
+    /// subscription is StartNotify on the application's characteristic, as bluetoothd does),
+    /// logs each value it receives (`consumer-value`), unsubscribes after `unsubscribeAfter`
+    /// values of 0x2A37 (the last one's unsubscription is StopNotify) and disconnects
+    /// `disconnectAfter` seconds later. `receives: false` subscribes and never takes a value.
+    public struct Consumer: Codable, Sendable, Equatable {
+        public var address: String
+        /// The adapter it connects to; the first one when absent.
+        public var adapter: String? = nil
+        public var connectAfter: Double = 0.5
+        public var read: Bool = true
+        public var subscribe: Bool = true
+        public var receives: Bool = true
+        public var unsubscribeAfter: Int? = nil
+        public var disconnectAfter: Double? = nil
+
+        public init(address: String) {
+            self.address = address
+        }
     }
 
     public struct Device: Codable, Sendable, Equatable {
@@ -232,6 +264,7 @@ public struct Scenario: Codable, Sendable, Equatable {
 extension Scenario {
     private enum CodingKeys: String, CodingKey {
         case description, gattCache, servicesResolved, busPolicy, bluetoothd, adapters, devices, events
+        case consumers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -245,12 +278,14 @@ extension Scenario {
         adapters = try c.decodeIfPresent([Adapter].self, forKey: .adapters) ?? [Adapter()]
         devices = try c.decodeIfPresent([Device].self, forKey: .devices) ?? []
         events = try c.decodeIfPresent([Event].self, forKey: .events) ?? []
+        consumers = try c.decodeIfPresent([Consumer].self, forKey: .consumers) ?? []
     }
 }
 
 extension Scenario.Adapter {
     private enum CodingKeys: String, CodingKey {
-        case name, address, alias, powered, maxConnections, concurrentConnects, blocked
+        case name, address, alias, powered, maxConnections, concurrentConnects, blocked, peripheral
+        case maxAdvertisements
     }
 
     public init(from decoder: any Decoder) throws {
@@ -263,6 +298,8 @@ extension Scenario.Adapter {
         concurrentConnects = try c.decodeIfPresent(String.self, forKey: .concurrentConnects) ?? "allow"
         blocked = try c.decodeIfPresent(Bool.self, forKey: .blocked) ?? false
         if blocked { powered = false }
+        peripheral = try c.decodeIfPresent(Bool.self, forKey: .peripheral) ?? true
+        maxAdvertisements = try c.decodeIfPresent(Int.self, forKey: .maxAdvertisements) ?? 5
     }
 }
 
@@ -344,5 +381,25 @@ extension Scenario.DBusFailure {
         stall = try c.decodeIfPresent(Bool.self, forKey: .stall) ?? false
         error = try c.decodeIfPresent(String.self, forKey: .error) ?? ""
         message = try c.decodeIfPresent(String.self, forKey: .message) ?? ""
+    }
+}
+
+extension Scenario.Consumer {
+    private enum CodingKeys: String, CodingKey {
+        case address, adapter, connectAfter, read, subscribe, receives, unsubscribeAfter, disconnectAfter
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var consumer = Scenario.Consumer(address: try c.decode(String.self, forKey: .address))
+        consumer.adapter = try c.decodeIfPresent(String.self, forKey: .adapter)
+        consumer.connectAfter =
+            try c.decodeIfPresent(Double.self, forKey: .connectAfter) ?? consumer.connectAfter
+        consumer.read = try c.decodeIfPresent(Bool.self, forKey: .read) ?? true
+        consumer.subscribe = try c.decodeIfPresent(Bool.self, forKey: .subscribe) ?? true
+        consumer.receives = try c.decodeIfPresent(Bool.self, forKey: .receives) ?? true
+        consumer.unsubscribeAfter = try c.decodeIfPresent(Int.self, forKey: .unsubscribeAfter)
+        consumer.disconnectAfter = try c.decodeIfPresent(Double.self, forKey: .disconnectAfter)
+        self = consumer
     }
 }

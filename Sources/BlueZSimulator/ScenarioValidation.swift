@@ -38,6 +38,22 @@ extension Scenario {
                     + ConcurrentConnects.allCases.map(\.rawValue).joined(separator: ", "))
         }
 
+        check(
+            adapters.allSatisfy { (0...255).contains($0.maxAdvertisements) },
+            "adapters: maxAdvertisements needs to be from 0 to 255")
+        for (i, consumer) in consumers.enumerated() {
+            let path = "consumers[\(i)]"
+            check(
+                SimulatedAddress(consumer.address) != nil,
+                "\(path).address: '\(consumer.address)' is not AA:BB:CC:DD:EE:FF")
+            if let adapter = consumer.adapter {
+                check(adapterNames.contains(adapter), "\(path).adapter: no adapter '\(adapter)'")
+            }
+            check(consumer.connectAfter >= 0, "\(path).connectAfter: needs to be 0 or more")
+            check((consumer.unsubscribeAfter ?? 1) >= 1, "\(path).unsubscribeAfter: needs to be 1 or more")
+            check((consumer.disconnectAfter ?? 0) >= 0, "\(path).disconnectAfter: needs to be 0 or more")
+        }
+
         var addresses = Set<String>()
         for (i, device) in devices.enumerated() {
             let path = "devices[\(i)]"

@@ -109,6 +109,14 @@ public actor Simulator {
     var nextStall = 0
     /// Numbers pending Connect() calls, so that a cancelled one knows it was.
     var nextConnect = 0
+    /// GATT applications clients registered (Simulator+Peripheral.swift), by owner and path.
+    var applications: [PeripheralKey: RegisteredApplication] = [:]
+    /// Advertisements clients registered: the adapter each is on, by owner and path.
+    var advertisements: [PeripheralKey: String] = [:]
+    /// The scenario's consumers at work, by index.
+    var consumerTasks: [Int: Task<Void, Never>] = [:]
+    /// Consumers subscribed, by the application's characteristic (owner and path).
+    var subscribers: [PeripheralKey: Set<Int>] = [:]
 
     public init(scenario: Scenario, busAddress: String, log: SimulatorLog, timing: Timing = Timing()) {
         self.scenario = scenario
@@ -156,6 +164,7 @@ public actor Simulator {
     }
 
     public func stop() async {
+        await releasePeripherals()
         timeline?.cancel()
         watcher?.cancel()
         for path in devices.keys { stopNotifying(path) }
@@ -184,6 +193,7 @@ public actor Simulator {
             guard let adapter = adapters[name] else { continue }
             try connection.export(
                 adapterInterface(), at: adapter.path, properties: adapterProperties(adapter))
+            if adapter.spec.peripheral { try exportPeripheralManagers(adapter) }
         }
         for (path, device) in devices where device.spec.known {
             try exportDevice(path, rssi: false)
@@ -256,6 +266,7 @@ public actor Simulator {
             }
         }
         endStalls(of: name)
+        peripheralClientLeft(name)
         log.record("client-left", ["name": name])
         clients.left(name)
     }
@@ -335,6 +346,7 @@ public actor Simulator {
         }
         for name in adapterOrder { adapters[name]?.discoveryClients = [:] }
         endStalls()
+        await releasePeripherals()
         watcher?.cancel()
         if let connection { await connection.close() }
         connection = nil

@@ -20,7 +20,8 @@ public struct HRM: AsyncParsableCommand {
             """,
         version: HRMVersion.current,
         subcommands: [
-            ScanCommand.self, WatchCommand.self, RecordCommand.self, SessionsCommand.self, ExportCommand.self,
+            ScanCommand.self, WatchCommand.self, RecordCommand.self, RelayCommand.self, SessionsCommand.self,
+            ExportCommand.self,
             ResetEnergyCommand.self,
             DecodeCommand.self, HRVCommand.self, TeamCommand.self, ServeCommand.self, ForgetCommand.self,
             ConfigCommand.self,

@@ -90,6 +90,41 @@ import Testing
         #expect((once as? [String: Any])?.keys.sorted() == ["at", "for"])
     }
 
+    /// The peripheral side's knobs: an adapter's role and advertising slots, and the consumers;
+    /// their defaults leave a scenario as it was, and a bad one is said with its path.
+    @Test func peripheralFields() throws {
+        let json = #"""
+            {"adapters":[{"name":"hci0","peripheral":false,"maxAdvertisements":1}],
+             "consumers":[{"address":"C0:FF:EE:00:00:01","connectAfter":2,"read":false,"receives":false,
+                           "unsubscribeAfter":3,"disconnectAfter":1}]}
+            """#
+        let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+        try scenario.validate()
+        #expect(scenario.adapters.first?.peripheral == false)
+        #expect(scenario.adapters.first?.maxAdvertisements == 1)
+        let consumer = try #require(scenario.consumers.first)
+        #expect(consumer.connectAfter == 2 && !consumer.read && consumer.subscribe && !consumer.receives)
+        #expect(consumer.unsubscribeAfter == 3 && consumer.disconnectAfter == 1 && consumer.adapter == nil)
+        let again = try JSONDecoder().decode(Scenario.self, from: JSONEncoder().encode(scenario))
+        #expect(again == scenario)
+        let defaults = try JSONDecoder().decode(
+            Scenario.self, from: Data(#"{"adapters":[{"name":"hci0"}]}"#.utf8))
+        #expect(
+            defaults.adapters.first?.peripheral == true && defaults.adapters.first?.maxAdvertisements == 5)
+        #expect(defaults.consumers.isEmpty)
+        let bad = try JSONDecoder().decode(
+            Scenario.self,
+            from: Data(#"{"consumers":[{"address":"nope","adapter":"hci9","unsubscribeAfter":0}]}"#.utf8))
+        do {
+            try bad.validate()
+            Issue.record("validation passed")
+        } catch {
+            #expect(error.description.contains("consumers[0].address"))
+            #expect(error.description.contains("consumers[0].adapter"))
+            #expect(error.description.contains("consumers[0].unsubscribeAfter"))
+        }
+    }
+
     @Test func missingAddressIsAnError() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Scenario.self, from: Data(#"{"devices":[{"name":"x"}]}"#.utf8))

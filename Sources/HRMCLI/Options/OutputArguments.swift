@@ -22,8 +22,10 @@ public struct OutputArguments: ParsableArguments, Sendable {
 
     @OptionGroup(title: "OSC") public var osc: OSCArguments
 
+    @OptionGroup(title: "Relay") public var relay: RelayArguments
+
     private static var registry: [Registered] {
-        [Registered(\.alerts), Registered(\.mqtt), Registered(\.osc)]
+        [Registered(\.alerts), Registered(\.mqtt), Registered(\.osc), Registered(\.relay)]
     }
 
     public init() {}

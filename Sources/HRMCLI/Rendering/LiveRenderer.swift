@@ -67,6 +67,8 @@ struct LiveRenderer: EventRenderer {
         case .error(_, _, let hex) where hex != nil:
             malformed += 1
             return redraw()
+        case .relay(let state, let consumer):
+            return scroll(paint("-- \(WatchText.relay(state, consumer))", dim: true))
         case .device, .error:
             return nil
         }

@@ -84,6 +84,8 @@ struct LiveTableRenderer: EventRenderer {
             let who = event.device.map { " for " + name(of: $0) } ?? ""
             let lines = WatchText.summary(report, lead: "-- summary\(who): ", width: width())
             return scroll(lines.map { paint($0, "2") }.joined(separator: "\n"))
+        case .relay(let state, let consumer):
+            return scroll(paint("-- \(WatchText.relay(state, consumer))", "2"))
         case .hrv, .device, .error:
             return nil
         }

@@ -43,6 +43,8 @@ struct TextLinesRenderer: EventRenderer {
         case .device(let name, let rssi, _, _):
             let shown = name.map { TerminalText.sanitised($0, limit: TerminalText.nameLimit) } ?? "(no name)"
             return "\(clock)  found \(event.device ?? "?") \(shown) \(rssi.map { "\($0) dBm" } ?? "")\n"
+        case .relay(let state, let consumer):
+            return "\(clock)  -- \(WatchText.relay(state, consumer))\n"
         case .error:
             return nil  // on stderr
         }

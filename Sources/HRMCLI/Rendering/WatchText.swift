@@ -39,6 +39,17 @@ enum WatchText {
         "heart rate \(alert.direction.rawValue) \(alert.bound) bpm: \(alert.bpm) bpm"
     }
 
+    /// `relay: consumer 11:22:33:44:55:66 connected`, `relay: a consumer subscribed`.
+    static func relay(_ state: MonitorEvent.RelayState, _ consumer: String?) -> String {
+        let who = consumer.map { "consumer \(TerminalText.sanitised($0, limit: TerminalText.nameLimit))" }
+        switch state {
+        case .consumerConnected: return "relay: \(who ?? "a consumer") connected"
+        case .subscribed: return "relay: \(who ?? "a consumer") subscribed"
+        case .unsubscribed: return "relay: \(who ?? "the last consumer") unsubscribed"
+        case .consumerDisconnected: return "relay: \(who ?? "a consumer") disconnected"
+        }
+    }
+
     /// `disconnected: le-connection-abort-by-local; retrying in 0.5 seconds`
     static func status(_ state: MonitorEvent.State, _ detail: String?) -> String {
         guard let detail else { return state.rawValue }

@@ -30,6 +30,18 @@ package struct MonitorEvent: Sendable {
         indirect case summary(SessionReport)
         /// A stable `code`, a message for people, and the payload's hex for a malformed frame.
         case error(code: EventErrorCode, message: String, hex: String?)
+        /// A consumer of `--relay` (a phone, Zwift, a watch) came, subscribed, unsubscribed or
+        /// went. `consumer` is its address; nil for a subscription when bluetoothd does not say
+        /// whose it is (it says only that the first subscribed or the last left).
+        case relay(RelayState, consumer: String?)
+    }
+
+    /// What a consumer of the relay did.
+    package enum RelayState: String, Sendable {
+        case consumerConnected = "consumer_connected"
+        case subscribed
+        case unsubscribed
+        case consumerDisconnected = "consumer_disconnected"
     }
 
     package let time: Timestamp

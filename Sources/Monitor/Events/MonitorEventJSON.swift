@@ -46,6 +46,9 @@ package enum MonitorEventJSON {
             json.add("code", code.rawValue)
             json.add("message", message)
             if let hex { json.add("hex", hex) }
+        case .relay(let state, let consumer):
+            json.add("state", state.rawValue)
+            if let consumer { json.add("consumer", consumer) }
         }
         return json.line
     }
@@ -61,6 +64,7 @@ package enum MonitorEventJSON {
         case .alert: "alert"
         case .summary: "summary"
         case .error: "error"
+        case .relay: "relay"
         }
     }
 }

@@ -26,6 +26,7 @@ package final class SessionStop: Sendable {
     private struct State {
         package var reason: Reason? = nil
         package var cancel: (@Sendable () -> Void)? = nil
+        package var first: [@Sendable () async -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -40,11 +41,19 @@ package final class SessionStop: Sendable {
     /// Why the session was stopped, or nil when nothing stopped it.
     package var reason: Reason? { state.withLock { $0.reason } }
 
+    /// Adds what runs first when the session is stopped, before `whenStopped` and before the
+    /// strap is let go: an output that others depend on takes itself back there (the relay
+    /// unregisters from bluetoothd, so that no consumer sees a frozen value).
+    package func beforeStopping(_ action: @escaping @Sendable () async -> Void) {
+        state.withLock { $0.first.append(action) }
+    }
+
     package func stop(_ reason: Reason) {
-        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
-            guard state.reason == nil else { return nil }
+        let (cancel, first) = state.withLock {
+            state -> ((@Sendable () -> Void)?, [@Sendable () async -> Void]) in
+            guard state.reason == nil else { return (nil, []) }
             state.reason = reason
-            return state.cancel
+            return (state.cancel, state.first)
         }
         // Not here: cancelling runs the task's cancellation handlers on this thread, and `stop`
         // is called from inside the pipeline (under its lock, on the notification reader's
@@ -52,6 +61,7 @@ package final class SessionStop: Sendable {
         // of those locks (StopNotify's detach does) would deadlock.
         guard let cancel else { return }
         Task.detached { [whenStopped] in
+            for action in first { await action() }
             await whenStopped?()
             cancel()
         }

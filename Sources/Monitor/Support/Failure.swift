@@ -7,7 +7,7 @@ package enum Failure {
         // EX_UNAVAILABLE
         case .bluetoothdNotRunning, .noSystemBus, .noAdapter, .adapterPoweredOff, .adapterBlocked,
             .adapterNotFound,
-            .disconnected:
+            .disconnected, .peripheralUnsupported, .peripheralRefused:
             69
         // EX_NOPERM
         case .accessDenied: 77
@@ -33,6 +33,10 @@ package enum Failure {
             "unblock it with: rfkill unblock bluetooth (or switch Bluetooth on in the desktop's settings)"
         case .noAdapter: "plug in a Bluetooth adapter, or check: rfkill list"
         case .deviceNotFound: "chest straps advertise only while worn, with moistened electrodes"
+        case .peripheralUnsupported:
+            "relay on another adapter with --relay-adapter, one whose controller can be an LE peripheral (btmgmt info says)"
+        case .peripheralRefused:
+            "another program may hold the adapter's advertising slots: stop it, or relay on another adapter with --relay-adapter"
         default: nil
         }
     }

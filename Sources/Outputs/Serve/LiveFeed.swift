@@ -213,7 +213,7 @@ extension LiveFeed.StrapState {
             bpm.add(Int(m.heartRate))
         case .hrv:
             hrv = line
-        case .alert, .summary, .device, .error:
+        case .alert, .summary, .device, .error, .relay:
             break
         }
     }
