@@ -8,7 +8,7 @@ import Testing
 /// hrm's own. Without python3-dbus and GLib's bindings (make test-deps installs them) the test
 /// says SKIPPED and why, and records a known issue: never a silent pass.
 @Suite struct RelayIndependentTests {
-    static let script = OSCIndependentTests.root.appendingPathComponent("Tests/RelayCheck/relay_consumer.py")
+    static let script = PythonVenv.root.appendingPathComponent("Tests/RelayCheck/relay_consumer.py")
 
     /// nil when /usr/bin/python3 has dbus and gi, else why not.
     static func missing() async -> String? {
