@@ -40,7 +40,8 @@ package struct RelayOutput: OutputProvider {
             report: context.report)
         // Before the strap is let go: consumers see the relay go, never a frozen value.
         context.stop.beforeStopping { await sink.unregister() }
-        return SessionOutput(delivery: .immediate(sink))
+        // A later output that cannot be opened: the application and the advertisement go again.
+        return SessionOutput(delivery: .immediate(sink), abandon: { await sink.finish() })
     }
 
     /// A failure to set the relay up: `hrm relay: ...` with what to do, exit 69 (77 for access).
