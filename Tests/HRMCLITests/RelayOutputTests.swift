@@ -16,10 +16,10 @@ import Testing
         let first = links.update(["D2:4B:7E:10:20:30", "C0:FF:EE:00:00:02", "C0:FF:EE:00:00:01"])
         #expect(first.map(\.0) == ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:02"])
         #expect(first.allSatisfy { $0.1 })
-        #expect(links.soleCentral == nil, "two consumers: bluetoothd does not say whose")
+        #expect(links.centrals == ["C0:FF:EE:00:00:01", "C0:FF:EE:00:00:02"])
         let second = links.update(["C0:FF:EE:00:00:02"])
         #expect(second.map(\.0) == ["C0:FF:EE:00:00:01"] && second.allSatisfy { !$0.1 })
-        #expect(links.soleCentral == "C0:FF:EE:00:00:02")
+        #expect(links.centrals == ["C0:FF:EE:00:00:02"])
         let same = links.update(["C0:FF:EE:00:00:02"])
         #expect(same.isEmpty)
     }

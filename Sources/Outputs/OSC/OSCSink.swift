@@ -151,11 +151,13 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
 
     /// After the pipeline's lock: what `receive` queued goes out, on this thread.
     package func afterSend() {
-        let outbox = state.withLock { state -> [[UInt8]] in
-            defer { state.outbox.removeAll(keepingCapacity: true) }
-            return state.outbox
+        // Sent under the lock (a few datagrams that never wait): `finish` takes the lock, so a set
+        // of messages is never cut in two by hrm exiting while this thread is still sending it.
+        state.withLock { state in
+            guard !state.stopped else { return }
+            for datagram in state.outbox { send(datagram) }
+            state.outbox.removeAll(keepingCapacity: true)
         }
-        for datagram in outbox { send(datagram) }
         // The first drop is reported by the task: woken for it, never reported from here.
         if dropped.load(ordering: .relaxed) > 0, !reported.load(ordering: .relaxed) { wake.yield() }
     }

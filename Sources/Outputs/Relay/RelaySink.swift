@@ -42,10 +42,11 @@ final class RelaySink: EventSink {
                 guard case .notifying(let uuid, let on) = ask, uuid == RelayProfile.measurement else {
                     continue
                 }
-                let consumer = self.state.withLock { $0.soleCentral }
+                // bluetoothd (5.66) does not say whose subscription it is, and a consumer's
+                // connection can reach hrm after its subscription: hrm names nobody rather than
+                // guess (a loaded machine once showed the guess wrong).
                 report(
-                    MonitorEvent(
-                        device: nil, kind: .relay(on ? .subscribed : .unsubscribed, consumer: consumer)))
+                    MonitorEvent(device: nil, kind: .relay(on ? .subscribed : .unsubscribed, consumer: nil)))
             }
         }
         let links = Task { [client, peripheral, report] in
@@ -155,9 +156,6 @@ struct RelayLinks: Sendable {
         if strap == nil { strap = device }
         return strap == device
     }
-
-    /// The one central connected, when there is exactly one: then a subscription is surely its.
-    var soleCentral: String? { centrals.count == 1 ? centrals.first : nil }
 
     /// Takes the centrals connected now; returns who came (true) and who went (false), in
     /// address order, the strap never among them.
