@@ -25,25 +25,11 @@ package struct ConnectionSupervisor: Sendable {
     /// How long one Connect may take (services resolved included). Shorter when straps share
     /// the adapter: a strap that is away must not hold the others' turn for long.
     package var connectTimeout: Duration = .seconds(20)
-    /// How to subscribe: AcquireNotify where offered (hrm alone reads the strap), or StartNotify
-    /// (`--share`: other programs on this machine can subscribe too).
-    package var notifyMethod: NotifyMethod = .automatic
 
     package var address: String { target.address.description }
 
     package func status(_ state: MonitorEvent.State, _ detail: String? = nil) {
         pipeline.send(MonitorEvent(device: address, kind: .status(state, detail: detail)))
-    }
-
-    /// bluetoothd's "Notify acquired" (NotPermitted), said plainly: another program on this
-    /// machine holds the strap's notifications by AcquireNotify, and nobody else can subscribe
-    /// until it lets go.
-    static func plainly(_ error: BlueZError) -> BlueZError {
-        guard error.message.contains("Notify acquired") else { return error }
-        return BlueZError(
-            error.code,
-            "another program on this machine holds the strap's notifications by AcquireNotify, which lets nobody else subscribe (bluetoothd: \(error.message)); hrm can once it lets go (hrm itself leaves them to others with --share)"
-        )
     }
 
     /// Bluetooth itself unavailable: the same for every strap on it.
@@ -132,12 +118,11 @@ package struct ConnectionSupervisor: Sendable {
             }
             let notifications: AsyncStream<NotificationEvent>
             do {
-                notifications = try await client.notifications(
-                    measurement, using: notifyMethod, inline: decoder())
+                notifications = try await client.notifications(measurement, inline: decoder())
             } catch {
                 // Stopped while subscribing: nothing to release but the link.
                 if Task.isCancelled { break }
-                throw Self.plainly(error)
+                throw error
             }
             // Subscribed first, described after: the settle and the reads (about 80 ms) are not
             // spent before the first beat. A strap notifies about once a second, so `info` still

@@ -114,8 +114,7 @@ extension WatchSession {
                 let supervisor = ConnectionSupervisor(
                     client: client, finder: assignment.finder, target: assignment.target, pipeline: pipeline,
                     reconnect: options.reconnect, gate: assignment.gate,
-                    connectTimeout: sharing ? .seconds(8) : .seconds(20),
-                    notifyMethod: options.share ? .startNotify : .automatic)
+                    connectTimeout: sharing ? .seconds(8) : .seconds(20))
                 group.addTask {
                     do throws(BlueZError) {
                         return .strap(
