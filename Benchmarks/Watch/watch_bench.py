@@ -36,6 +36,7 @@ RR_FRAMES = False
 RECORD = False
 # --osc: hrm sends OSC to a UDP socket this harness drains (watch_bench.py --osc).
 OSC_PORT = None
+SHARE = False
 
 
 def rr_ticks(n):
@@ -85,6 +86,8 @@ def inner(args):
         command += ["--record", args.record_to]
     if args.osc_to:
         command += ["--osc", args.osc_to]
+    if args.share:
+        command += ["--share"]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     fd = child.stdout.fileno()
     arrivals = []  # (mono_ns, sequence or bpm)
@@ -129,7 +132,8 @@ def run_round(hrm, sim, rate, seconds, sequence):
             [sim, "--scenario", scenario_path, "--log", log, "--", sys.executable, __file__, "--inner",
              "--hrm", hrm, "--out", out, "--duration", str(seconds)]
             + (["--record-to", os.path.join(work, "recording.jsonl")] if RECORD else [])
-            + (["--osc-to", f"127.0.0.1:{OSC_PORT}"] if OSC_PORT else []),
+            + (["--osc-to", f"127.0.0.1:{OSC_PORT}"] if OSC_PORT else [])
+            + (["--share"] if SHARE else []),
             env=env, check=False,
         )
         result = json.load(open(out))
@@ -196,14 +200,17 @@ def main():
     parser.add_argument("--osc", action="store_true",
                         help="hrm sends --osc to a UDP socket the harness drains")
     parser.add_argument("--osc-to", help=argparse.SUPPRESS)
+    parser.add_argument("--share", action="store_true",
+                        help="hrm subscribes by StartNotify (--share) instead of AcquireNotify")
     parser.add_argument("--rr", action="store_true",
                         help="frames carry an RR interval each (watch's HRV works per frame)")
     parser.add_argument("--label", default="hrm watch --json",
                         help="what --hrm is, for the report (the floor reader: see floor/)")
     args = parser.parse_args()
-    global RR_FRAMES, RECORD, OSC_PORT
+    global RR_FRAMES, RECORD, OSC_PORT, SHARE
     RR_FRAMES = args.rr
     RECORD = args.record
+    SHARE = args.share
     if args.inner:
         return inner(args)
     if args.osc:

@@ -66,6 +66,17 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A Connect refused because a Connect of the same device is already pending: another
+    /// program's, since hrm's own are one at a time. bluetoothd 5.66 answers Failed "Operation
+    /// already in progress" (its ATT connect under way); 5.82 and later, InProgress.
+    public var isAnotherConnectPending: Bool {
+        switch reply {
+        case .inProgress: true
+        case .failed: message.contains("Operation already in progress")
+        default: false
+        }
+    }
+
     /// The message.
     public var description: String { message }
 

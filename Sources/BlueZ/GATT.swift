@@ -157,6 +157,10 @@ extension BlueZClient {
     /// and one that lost track of a link (`device_add_connection() ... is already connected` in
     /// its log) answers every later Connect at once without ever setting Connected.
     ///
+    /// A Connect refused because another program's is pending waits for that connection instead
+    /// (and returns false: it is not ours). Disconnect then would cancel the other program's
+    /// Connect, and two programs doing so to each other never connect at all.
+    ///
     /// `settle: false` skips waiting for optional characteristics once the required ones are
     /// there: a reconnect, whose caller read what it wanted the first time.
     public func connect(
@@ -170,10 +174,12 @@ extension BlueZClient {
             return false
         }
         do {
-            try await requestConnection(path, attempts: attempts, timeout: timeout)
+            let ours = try await requestConnection(path, attempts: attempts, timeout: timeout)
             try await awaitServices(path, require: require, timeout: timeout, settle: settle)
-            return true
+            return ours
         } catch {
+            // Another program's pending Connect is not ours to cancel.
+            if error.isAnotherConnectPending { throw error }
             logger.debug("connecting \(path) failed (\(error.message)): sending Disconnect")
             // Sent from a task of its own: a cancelled caller's calls are not sent.
             await Task { try? await self.disconnect(devicePath, timeout: .seconds(5)) }.value
@@ -181,9 +187,10 @@ extension BlueZClient {
         }
     }
 
-    /// Device1.Connect, retrying the routine failures.
+    /// Device1.Connect, retrying the routine failures. Returns false when another program's
+    /// pending Connect made the connection instead (so it is not ours to disconnect).
     private func requestConnection(_ path: ObjectPath, attempts: Int, timeout: Duration)
-        async throws(BlueZError)
+        async throws(BlueZError) -> Bool
     {
         var attempt = 0
         while true {
@@ -191,8 +198,20 @@ extension BlueZClient {
             do throws(BlueZError) {
                 logger.debug("Connect \(path): attempt \(attempt) of \(attempts)")
                 _ = try await call("Connect", on: path, interface: BlueZNames.Call.device, timeout: timeout)
-                return
+                return true
             } catch {
+                if error.isAnotherConnectPending {
+                    logger.info(
+                        "Connect \(path): another program is connecting it: waiting for that connection")
+                    // 5.66's answer means that program's connect is under way: give it the whole
+                    // timeout. InProgress (5.82's answer, but also a service discovery or a
+                    // Disconnect under way) may be over soon: a short wait, then try again.
+                    let patience = error.reply == .inProgress ? min(timeout, .seconds(3)) : timeout
+                    if (try? await awaitConnected(path, timeout: patience)) != nil { return false }
+                    // That program's Connect failed or was given up: try ours again.
+                    guard attempt < attempts else { throw error }
+                    continue
+                }
                 guard error.isRoutineConnectFailure, attempt < attempts else { throw error }
                 logger.info("Connect \(path) failed routinely (\(error.message)): trying again")
                 // Retry once Connected has gone false (it usually is already).
@@ -208,6 +227,17 @@ extension BlueZClient {
         }
     }
 
+    /// Waits for the device's Connected to be true; fails when the device goes away.
+    private func awaitConnected(_ path: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        _ = try await wait("the connection", timeout: timeout) { (mirror) -> WaitOutcome<Bool> in
+            guard let device = mirror.properties(path, Self.deviceInterface) else {
+                return .failed(BlueZError(.deviceNotFound, "the device went away while connecting"))
+            }
+            if case .boolean(true)? = device["Connected"] { return .done(true) }
+            return .pending
+        }
+    }
+
     /// Waits for Connected, then ServicesResolved and the characteristics in `require`, then lets
     /// the GATT objects settle.
     private func awaitServices(_ path: ObjectPath, require: [BluetoothUUID], timeout: Duration, settle: Bool)
@@ -216,13 +246,7 @@ extension BlueZClient {
         // Connected=true usually follows Connect's reply; then ServicesResolved, raced against
         // Connected=false and removal; then the GATT objects, which often arrive after
         // ServicesResolved.
-        _ = try await wait("the connection", timeout: timeout) { (mirror) -> WaitOutcome<Bool> in
-            guard let device = mirror.properties(path, Self.deviceInterface) else {
-                return .failed(BlueZError(.deviceNotFound, "the device went away while connecting"))
-            }
-            if case .boolean(true)? = device["Connected"] { return .done(true) }
-            return .pending
-        }
+        try await awaitConnected(path, timeout: timeout)
         let required = Set(require)
         let characteristicInterface = Self.characteristicInterface
         let start = ContinuousClock.now

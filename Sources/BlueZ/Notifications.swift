@@ -78,6 +78,12 @@ extension BlueZClient {
         }
     }
 
+    /// Whether `characteristic`'s notifications come by AcquireNotify (a socket of this client's
+    /// own, which no other program can share), rather than by StartNotify.
+    public func holdsAcquiredNotifications(_ characteristic: Characteristic) -> Bool {
+        acquired[characteristic.path] != nil
+    }
+
     /// Ends notifications on `characteristic` and waits until bluetoothd has been told: the
     /// acquired socket is shut down, or StopNotify has been answered. Call it before Disconnect.
     public func releaseNotifications(_ characteristic: Characteristic) async {

@@ -106,6 +106,44 @@ import Testing
         #expect(order == ["connect-stalled", "Disconnect", "stall-cleared", "state"])
     }
 
+    /// Another program's Connect is pending when hrm's comes: bluetoothd 5.66 refuses hrm's
+    /// ("Operation already in progress"), and hrm waits for that connection instead of sending
+    /// Disconnect, which would cancel the other program's (two programs doing that to each other
+    /// never connected). The connection is not hrm's to close.
+    @Test func anotherProgramsPendingConnectIsWaitedForNotCancelled() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        try await BlueZClientTests.withClient("basic", adjust: Self.known, log: log) { client, simulator in
+            let adapter = try await client.selectAdapter()
+            let address = "D2:4B:7E:10:20:30"
+            let strap = try #require(await client.device(BluetoothAddress(address)!, on: adapter))
+            await simulator.holdConnects(address: address)
+            // The other program: a bare Device1.Connect, pending while the simulator holds it.
+            let other = Task {
+                try await client.call(
+                    "Connect", on: strap.path.objectPath, interface: BlueZNames.Call.device,
+                    timeout: .seconds(30))
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while await !simulator.connectPending(address: address) {
+                try #require(ContinuousClock.now < deadline, "the other program's Connect became pending")
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            async let ours = client.connect(strap.path, require: [Self.hr])
+            // Let go once hrm's Connect has been refused: the log has its error.
+            while (try? String(contentsOfFile: log, encoding: .utf8))?.contains(#""event":"error""#) != true {
+                try #require(ContinuousClock.now < deadline, "hrm's Connect was refused")
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            await simulator.holdConnects(address: address, false)
+            #expect(try await ours == false, "the other program made the connection")
+            _ = try await other.value
+            #expect(await client.device(strap.address, on: adapter)?.connected == true)
+        }
+        let entries = try BlueZClientTests.logEntries(log)
+        #expect(!entries.contains("Disconnect"), "\(entries)")
+    }
+
     @Test func notificationStreamEndsWhenTheLinkDrops() async throws {
         try await BlueZClientTests.withClient(
             "drops",

@@ -340,8 +340,8 @@ import Testing
             let result = try await HRMProcess.runUnderSim(
                 "two-straps", [],
                 shell: """
-                    '\(hrm)' watch C0:FF:EE:00:00:01 --mqtt \(url) --mqtt-id bike-1 --duration 10 > /dev/null &
-                    '\(hrm)' watch C0:FF:EE:00:00:02 --mqtt \(url) --mqtt-id bike-2 --duration 10 > /dev/null &
+                    '\(hrm)' watch C0:FF:EE:00:00:01 --mqtt \(url) --mqtt-id bike-1 > /dev/null & one=$!
+                    '\(hrm)' watch C0:FF:EE:00:00:02 --mqtt \(url) --mqtt-id bike-2 > /dev/null & two=$!
                     '\(hrm)' serve --mqtt-team \(url) --listen 127.0.0.1:\(port) 2> /dev/null & serve=$!
                     # Until both straps have a measurement in the snapshot (on a loaded machine that
                     # can take a while: up to 90 s, which only proves "not hung").
@@ -351,8 +351,13 @@ import Testing
                     done
                     curl -s http://127.0.0.1:\(port)/api/current; echo
                     timeout 1 curl -sN http://127.0.0.1:\(port)/events | grep '^data: ' | sed 's/^data: //'
-                    wait %1 %2
-                    sleep 1
+                    # The hosts go (told to stop once the snapshot has them, however slow the
+                    # machine), and the team shows them gone: up to 90 s only proves "not hung".
+                    kill -INT $one $two; wait $one $two
+                    for i in $(seq 450); do
+                        [ "$(curl -s http://127.0.0.1:\(port)/api/current | grep -c '"state":"connected"')" -eq 0 ] && break
+                        sleep 0.2
+                    done
                     curl -s http://127.0.0.1:\(port)/api/current; echo
                     kill $serve; wait $serve; echo "serve $?"
                     """)

@@ -37,6 +37,13 @@ import Testing
         #expect(
             MonitorEventJSON.line(info).hasSuffix(
                 #""name":"H10","location":"reserved(9)","battery":87,"manufacturer":null,"model":"H10"}"#))
+        // How hrm subscribed, where it says (a replayed recording's info does not).
+        let shared = MonitorEvent(
+            time: time, device: address,
+            kind: .info(
+                name: "H10", location: nil, battery: nil, manufacturer: nil, model: nil, notify: .startNotify)
+        )
+        #expect(MonitorEventJSON.line(shared).hasSuffix(#""model":null,"notify":"StartNotify"}"#))
         let status = MonitorEvent(time: time, device: nil, kind: .status(.reconnecting, detail: nil))
         #expect(
             MonitorEventJSON.line(status)

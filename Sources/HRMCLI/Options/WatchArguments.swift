@@ -24,6 +24,12 @@ public struct WatchArguments: ParsableArguments, Sendable {
     @Flag(help: "Exit when the link drops instead of reconnecting.")
     public var noReconnect = false
 
+    @Flag(
+        help:
+            "Subscribe by StartNotify, so that other programs on this machine can read the strap too (by default hrm holds it alone, by AcquireNotify)."
+    )
+    public var share = false
+
     @OptionGroup public var search: SearchOptions
 
     @OptionGroup(title: "Heart-rate variability") public var hrv: HRVOptions
@@ -58,7 +64,7 @@ public struct WatchArguments: ParsableArguments, Sendable {
     func options(command: String, recording: RecordingChoice?) -> WatchOptions {
         WatchOptions(
             command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
-            limits: limits.runLimits, bluetooth: bluetooth.choice, reconnect: !noReconnect,
+            limits: limits.runLimits, bluetooth: bluetooth.choice, reconnect: !noReconnect, share: share,
             scanTimeout: search.chosenScanTimeout, hrv: hrv.settings,
             zones: zones.chosen, alertAbove: outputs.alerts.alertAbove, alertBelow: outputs.alerts.alertBelow,
             maximumHeartRate: zones.maxHr,

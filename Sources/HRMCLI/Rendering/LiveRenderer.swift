@@ -55,11 +55,11 @@ struct LiveRenderer: EventRenderer {
         case .summary(let report):
             let lines = WatchText.summary(report, lead: "-- summary: ", width: width())
             return scroll(lines.map { paint($0, dim: true) }.joined(separator: "\n"))
-        case .info(let name, let location, let battery, let manufacturer, let model):
+        case .info(let name, let location, let battery, let manufacturer, let model, let notify):
             self.battery = battery ?? self.battery
             let line = WatchText.info(
                 address: event.device, name: name, location: location, battery: battery,
-                manufacturer: manufacturer, model: model)
+                manufacturer: manufacturer, model: model, notify: notify)
             return scroll(line)
         case .status(let state, let detail):
             if state != .connected { latest = nil }

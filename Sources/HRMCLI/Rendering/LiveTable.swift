@@ -54,7 +54,7 @@ struct LiveTableRenderer: EventRenderer {
             }
         case .battery(let percent):
             return update(event.device) { $0.battery = percent }
-        case .info(let name, _, let battery, _, _):
+        case .info(let name, _, let battery, _, _, _):
             return update(event.device) {
                 $0.name = name
                 $0.battery = battery ?? $0.battery

@@ -30,12 +30,12 @@ struct TextLinesRenderer: EventRenderer {
             let lead = "-- summary\(namesDevice ? "" : event.device.map { " for \($0)" } ?? ""): "
             return WatchText.summary(report, lead: lead, indent: clock.count + 2, width: width())
                 .map { "\(clock)  \($0)\n" }.joined()
-        case .info(let name, let location, let battery, let manufacturer, let model):
+        case .info(let name, let location, let battery, let manufacturer, let model, let notify):
             return "\(clock)  "
                 + WatchText.info(
                     address: namesDevice ? nil : event.device, name: name, location: location,
                     battery: battery,
-                    manufacturer: manufacturer, model: model) + "\n"
+                    manufacturer: manufacturer, model: model, notify: notify) + "\n"
         case .status(let state, let detail):
             return "\(clock)  -- \(WatchText.status(state, detail))\n"
         case .battery(let percent):

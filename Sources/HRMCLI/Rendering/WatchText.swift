@@ -10,13 +10,18 @@ enum WatchText {
     /// `Polar H10 (D2:4B:7E:10:20:30): chest, battery 87 %, Polar Electro Oy H10`
     static func info(
         address: String?, name: String?, location: BodySensorLocation?, battery: Int?, manufacturer: String?,
-        model: String?
+        model: String?, notify: MonitorEvent.NotifyMode? = nil
     ) -> String {
         var facts: [String] = []
         if let location { facts.append("worn on the \(location.text)") }
         if let battery { facts.append("battery \(battery) %") }
         let maker = [manufacturer, model].compactMap { $0 }.map(shown).joined(separator: " ")
         if !maker.isEmpty { facts.append(maker) }
+        switch notify {
+        case .acquireNotify?: facts.append("notifications held by hrm alone (AcquireNotify)")
+        case .startNotify?: facts.append("notifications shared with other programs (StartNotify)")
+        case nil: break
+        }
         // Without an address when the line names its strap already (several straps).
         let named = name.map(shown) ?? "(no name)"
         let who = address.map { "\(named) (\($0))" } ?? named

@@ -11,9 +11,12 @@ package struct MonitorEvent: Sendable {
         /// A heart-rate monitor (or, with `--all`, any device) seen by a scan.
         case device(name: String?, rssi: Int?, services: [String], connected: Bool)
         case status(State, detail: String?)
-        /// What hrm learnt once connected. `location` is nil when the strap has no 0x2A38.
+        /// What hrm learnt once connected. `location` is nil when the strap has no 0x2A38;
+        /// `notify`, how hrm subscribed (nil where it does not say, as a recording's replay).
         case info(
-            name: String?, location: BodySensorLocation?, battery: Int?, manufacturer: String?, model: String?
+            name: String?, location: BodySensorLocation?, battery: Int?, manufacturer: String?,
+            model: String?,
+            notify: NotifyMode? = nil
         )
         /// A decoded notification, with its heart-rate zone when zones are set (0 below zone 1).
         case measurement(HeartRateMeasurement, zone: Int? = nil)
@@ -34,6 +37,14 @@ package struct MonitorEvent: Sendable {
         /// went. `consumer` is its address; nil for a subscription when bluetoothd does not say
         /// whose it is (it says only that the first subscribed or the last left).
         case relay(RelayState, consumer: String?)
+    }
+
+    /// How hrm takes the strap's notifications, as bluetoothd offers them.
+    package enum NotifyMode: String, Sendable {
+        /// A socket of hrm's own: no other program on the machine can subscribe meanwhile.
+        case acquireNotify = "AcquireNotify"
+        /// Values on the bus, which bluetoothd shares among the programs that subscribe.
+        case startNotify = "StartNotify"
     }
 
     /// What a consumer of the relay did.

@@ -21,12 +21,13 @@ package enum MonitorEventJSON {
         case .status(let state, let detail):
             json.add("state", state.rawValue)
             if let detail { json.add("detail", detail) }
-        case .info(let name, let location, let battery, let manufacturer, let model):
+        case .info(let name, let location, let battery, let manufacturer, let model, let notify):
             json.add("name", name)
             json.add("location", location?.identifier)
             json.add("battery", battery)
             json.add("manufacturer", manufacturer)
             json.add("model", model)
+            if let notify { json.add("notify", notify.rawValue) }
         case .measurement(let m, let zone):
             MeasurementRendering.addFields(of: m, to: &json)
             json.add("zone", zone)

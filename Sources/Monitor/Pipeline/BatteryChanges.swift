@@ -8,7 +8,7 @@ package final class BatteryChanges: EventProcessor {
     package func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         let device = event.device ?? ""
         switch event.kind {
-        case .info(_, _, let battery, _, _):
+        case .info(_, _, let battery, _, _, _):
             reported[device] = .some(battery)
         case .battery(let percent):
             guard let last = reported[device], last != percent else { return }

@@ -25,11 +25,25 @@ package struct ConnectionSupervisor: Sendable {
     /// How long one Connect may take (services resolved included). Shorter when straps share
     /// the adapter: a strap that is away must not hold the others' turn for long.
     package var connectTimeout: Duration = .seconds(20)
+    /// How to subscribe: AcquireNotify where offered (hrm alone reads the strap), or StartNotify
+    /// (`--share`: other programs on this machine can subscribe too).
+    package var notifyMethod: NotifyMethod = .automatic
 
     package var address: String { target.address.description }
 
     package func status(_ state: MonitorEvent.State, _ detail: String? = nil) {
         pipeline.send(MonitorEvent(device: address, kind: .status(state, detail: detail)))
+    }
+
+    /// bluetoothd's "Notify acquired" (NotPermitted), said plainly: another program on this
+    /// machine holds the strap's notifications by AcquireNotify, and nobody else can subscribe
+    /// until it lets go.
+    static func plainly(_ error: BlueZError) -> BlueZError {
+        guard error.message.contains("Notify acquired") else { return error }
+        return BlueZError(
+            error.code,
+            "another program on this machine holds the strap's notifications by AcquireNotify, which lets nobody else subscribe (bluetoothd: \(error.message)); hrm can once it lets go (hrm itself leaves them to others with --share)"
+        )
     }
 
     /// Bluetooth itself unavailable: the same for every strap on it.
@@ -83,7 +97,9 @@ package struct ConnectionSupervisor: Sendable {
             finder.log.info("\(firstConnection ? "connecting to" : "reconnecting to") \(address)")
             do {
                 let turn = try await gate.withTurn { () async throws(BlueZError) -> Bool in
-                    if !firstConnection { try await finder.rediscover(target) }
+                    // bluetoothd forgets a device it has not seen for 30 s (its temporary
+                    // timeout), first connection or not: scan for it again then.
+                    try await finder.rediscover(target)
                     return try await client.connect(
                         target.path, require: [BluetoothUUID(0x2A37)], timeout: connectTimeout, settle: false)
                 }
@@ -118,18 +134,20 @@ package struct ConnectionSupervisor: Sendable {
             }
             let notifications: AsyncStream<NotificationEvent>
             do {
-                notifications = try await client.notifications(measurement, inline: decoder())
+                notifications = try await client.notifications(
+                    measurement, using: notifyMethod, inline: decoder())
             } catch {
                 // Stopped while subscribing: nothing to release but the link.
                 if Task.isCancelled { break }
-                throw error
+                throw Self.plainly(error)
             }
             // Subscribed first, described after: the settle and the reads (about 80 ms) are not
             // spent before the first beat. A strap notifies about once a second, so `info` still
             // almost always comes before the first measurement.
             if firstConnection {
                 await client.settleServices(of: target.path)
-                await reportInfo()
+                let acquired = await client.holdsAcquiredNotifications(measurement)
+                await reportInfo(notify: acquired ? .acquireNotify : .startNotify)
                 firstConnection = false
             }
             // Until the link drops or the session stops; ending this iteration early (the task
@@ -170,7 +188,7 @@ package struct ConnectionSupervisor: Sendable {
 
     /// What the strap says about itself, once, after the first connection; and what it has but
     /// did not give in time, so that a missing model or battery is explained.
-    private func reportInfo() async {
+    private func reportInfo(notify: MonitorEvent.NotifyMode) async {
         let info = await client.info(target.path)
         pipeline.send(
             MonitorEvent(
@@ -178,7 +196,8 @@ package struct ConnectionSupervisor: Sendable {
                 kind: .info(
                     name: info.name ?? target.displayName,
                     location: info.bodySensorLocation.map(BodySensorLocation.init(rawValue:)),
-                    battery: info.battery, manufacturer: info.manufacturer, model: info.model)))
+                    battery: info.battery, manufacturer: info.manufacturer, model: info.model, notify: notify)
+            ))
         if !info.unread.isEmpty {
             let message = "the strap did not give " + info.unread.joined(separator: "; ")
             pipeline.send(

@@ -114,7 +114,8 @@ extension WatchSession {
                 let supervisor = ConnectionSupervisor(
                     client: client, finder: assignment.finder, target: assignment.target, pipeline: pipeline,
                     reconnect: options.reconnect, gate: assignment.gate,
-                    connectTimeout: sharing ? .seconds(8) : .seconds(20))
+                    connectTimeout: sharing ? .seconds(8) : .seconds(20),
+                    notifyMethod: options.share ? .startNotify : .automatic)
                 group.addTask {
                     do throws(BlueZError) {
                         return .strap(

@@ -15,6 +15,9 @@ package struct WatchOptions: Sendable {
     package var limits: RunLimits = RunLimits()
     package var bluetooth: AdapterChoice = AdapterChoice()
     package var reconnect: Bool = true
+    /// `--share`: subscribe by StartNotify, so that other programs on this machine can read the
+    /// strap too (AcquireNotify, the default where offered, gives hrm the strap alone).
+    package var share: Bool = false
     package var scanTimeout: Seconds = AdapterChoice.defaultScanTimeout
     package var hrv: HRVTracker.Settings = HRVTracker.Settings()
     package var zones: HeartRateZones? = nil
@@ -37,6 +40,7 @@ package struct WatchOptions: Sendable {
     package init(
         command: String = "watch", straps: [StrapRequest] = [], all: Bool = false,
         limits: RunLimits = RunLimits(), bluetooth: AdapterChoice = AdapterChoice(), reconnect: Bool = true,
+        share: Bool = false,
         scanTimeout: Seconds = AdapterChoice.defaultScanTimeout,
         hrv: HRVTracker.Settings = HRVTracker.Settings(), zones: HeartRateZones? = nil,
         alertAbove: Int? = nil, alertBelow: Int? = nil, maximumHeartRate: Int? = nil,
@@ -50,6 +54,7 @@ package struct WatchOptions: Sendable {
         self.limits = limits
         self.bluetooth = bluetooth
         self.reconnect = reconnect
+        self.share = share
         self.scanTimeout = scanTimeout
         self.hrv = hrv
         self.zones = zones
@@ -200,9 +205,10 @@ package struct WatchSession: Sendable {
             }
             device = target.address.description
             DeviceFinder.stateStore?.remember(target.address.description)
-            let supervisor = ConnectionSupervisor(
+            var supervisor = ConnectionSupervisor(
                 client: client, finder: finder, target: target, pipeline: pipeline,
                 reconnect: options.reconnect)
+            supervisor.notifyMethod = options.share ? .startNotify : .automatic
             switch try await supervisor.run() {
             case .stopped: return .stopped(device: device)
             case .dropped: return .dropped(device: device)

@@ -141,7 +141,7 @@ package final class MQTTSink: EventSink {
         case .status:
             know(device)
             publish(event, .state, retain: true)
-        case .info(let name, _, let battery, let manufacturer, let model):
+        case .info(let name, _, let battery, let manufacturer, let model, _):
             let strap = HomeAssistantDiscovery.Strap(
                 address: device, name: name, manufacturer: manufacturer, model: model)
             know(device, strap)

@@ -42,7 +42,7 @@ package struct MetricsTable: Sendable {
         switch event.kind {
         case .measurement(let measurement, let zone):
             straps[device, default: StrapFigures()].measured(measurement, zone: zone)
-        case .info(let name, _, let battery, _, _):
+        case .info(let name, _, let battery, _, _, _):
             straps[device, default: StrapFigures()].name = name
             if let battery { straps[device, default: StrapFigures()].battery = battery }
         case .battery(let percent):

@@ -110,7 +110,7 @@ package final class OSCSink<C: Clock<Duration> & Sendable>: EventSink where C.In
         var wakePlayer = false
         state.withLock { state in
             switch event.kind {
-            case .info(let name, _, _, _, _):
+            case .info(let name, _, _, _, _, _):
                 if let name { state.names[device] = name }
                 if state.followed == nil, let wanted = settings.device, Self.matches(device, name, wanted) {
                     state.followed = device

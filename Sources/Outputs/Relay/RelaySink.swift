@@ -128,7 +128,7 @@ final class RelaySink: EventSink {
         case .battery(let percent):
             guard let level = peripheral.characteristic(RelayProfile.batteryLevel) else { return }
             peripheral.notify(level, [UInt8(clamping: percent)])
-        case .info(let name, let location, let battery, _, let model):
+        case .info(let name, let location, let battery, _, let model, _):
             if namesAfterStrap, let name, !name.isEmpty { rename(after: name, device: device) }
             if let location, let handle = peripheral.characteristic(RelayProfile.location) {
                 peripheral.update(handle, [location.rawValue])

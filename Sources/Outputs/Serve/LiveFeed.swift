@@ -201,7 +201,7 @@ extension LiveFeed.StrapState {
             self.state = state.rawValue
             // A measurement from before a drop is not the heart rate now.
             if state != .connected { measurement = nil }
-        case .info(let name, _, let battery, _, _):
+        case .info(let name, _, let battery, _, _, _):
             info = line
             self.name = name ?? self.name
             if let battery { self.battery = battery }
