@@ -12,7 +12,8 @@ if ! "$LAB/setup" > /tmp/hrm-lab-setup.log 2>&1; then
     exit 0
 fi
 out=/tmp/hrm-lab-e2e.txt
-timeout 300 "$LAB/boot" bash Tests/Fidelity/lab-e2e.sh > "$out" 2>&1
+# Two spare controllers: the relay's and its consumer's (one link per virtual controller).
+HRM_LAB_SPARE_ADAPTERS=2 timeout 420 "$LAB/boot" bash Tests/Fidelity/lab-e2e.sh > "$out" 2>&1
 status=$?
 if [ $status -eq 124 ] || [ $status -eq 125 ]; then
     echo "lab-check: SKIPPED: the real BlueZ lab did not boot (status $status, output in $out); its checks did not run"
@@ -33,6 +34,18 @@ check "Ctrl-C exits 0" '^ctrl-c-status 0$'
 check "measurements before Ctrl-C" '^ctrl-c-measurements [1-9]'
 check "--count leaves the device disconnected" '^connected-after-count false$'
 check "Ctrl-C leaves the device disconnected" '^connected-after-ctrl-c false$'
+check "hrm relay: the consumer took 5 notifications" '^relay-consumer-status 0$'
+check "hrm relay: the consumer found it by its name and appearance" '"name": "hrm Lab HRM".*"appearance": 833'
+check "hrm relay: the consumer read the strap's location" '"location": "01"'
+check "hrm relay: the consumer's values counted" '^relay-values [5-9]'
+check "hrm relay: in order" '^relay-in-order yes$'
+check "hrm relay: consumer_connected names the consumer" '"state":"consumer_connected","consumer":"00:AA:01'
+check "hrm relay: subscribed" '"type":"relay".*"state":"subscribed"'
+check "hrm relay: unsubscribed" '"type":"relay".*"state":"unsubscribed"'
+check "hrm relay: consumer_disconnected" '"state":"consumer_disconnected"'
+check "hrm relay: Ctrl-C exits 0" '^relay-status 0$'
+check "hrm relay: no advertisement left in bluetoothd" '^relay-advertisements-after 0$'
+grep -E '^relay-latency-ms' "$out.clean" | sed 's/^/lab-check: /'
 measurements=$(sed -n '/^== watch/,/^watch-status/p' "$out.clean" | grep -c '"type":"measurement"')
 if [ "$measurements" -eq 3 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "lab-check: FAILED: $measurements measurements, not 3"; fi
 echo "lab-check: $passed passed, $failed failed"

@@ -40,3 +40,33 @@ wait $pid
 echo "ctrl-c-status $?"
 grep -c '"type":"measurement"' /tmp/ctrl-c.jsonl | sed 's/^/ctrl-c-measurements /'
 report_disconnected ctrl-c
+
+# The relay (#27): hrm watches the strap on hci0 and serves it on a controller of its own
+# (LAB_SPARE1: in the lab a controller carries one link); a consumer central on LAB_SPARE2,
+# written with python3-dbus, finds it, connects, subscribes and takes 5 notifications.
+if [ -n "${LAB_SPARE2:-}" ]; then
+    echo "== relay"
+    rm -f /tmp/relay.jsonl
+    $HRM relay --json --adapter hci0 --relay-adapter "$LAB_SPARE1" --scan-timeout 30 \
+        --record /tmp/relay.jsonl "Lab HRM" > /tmp/relay.out 2> /tmp/relay.err &
+    pid=$!
+    # Once hrm streams (at most 60 s), so that the consumer's scan finds an advertising relay.
+    for _ in $(seq 600); do grep -q '"type":"measurement"' /tmp/relay.out && break; sleep 0.1; done
+    timeout 240 /usr/bin/python3 Tests/RelayCheck/lab_consumer.py "$LAB_SPARE2" "$LAB_SPARE1_ADDR" 5 2>&1 \
+        > /tmp/consumer.json
+    echo "relay-consumer-status $?"
+    cat /tmp/consumer.json
+    # Until hrm has seen the consumer go (at most 60 s), then Ctrl-C.
+    for _ in $(seq 600); do grep -q '"state":"consumer_disconnected"' /tmp/relay.out && break; sleep 0.1; done
+    kill -INT $pid
+    wait $pid
+    echo "relay-status $?"
+    grep '"type":"relay"' /tmp/relay.out
+    grep '"type":"info"' /tmp/relay.out
+    tail -5 /tmp/relay.err
+    /usr/bin/python3 Tests/RelayCheck/lab_compare.py /tmp/relay.jsonl /tmp/consumer.json
+    # No trace in bluetoothd: no advertisement left on the relay's controller.
+    dbus-send --system --print-reply --dest=org.bluez "/org/bluez/$LAB_SPARE1" \
+        org.freedesktop.DBus.Properties.Get string:org.bluez.LEAdvertisingManager1 \
+        string:ActiveInstances | tail -1 | awk '{print "relay-advertisements-after " $3}'
+fi
