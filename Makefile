@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
+.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -113,7 +113,7 @@ test-installed: test-deps
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-mqtt bench-serve bench-export bench-soak
+bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-relay bench-mqtt bench-serve bench-export bench-soak
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HeartRateBenchmarks --no-progress $(BENCH_FLAGS)
@@ -213,6 +213,15 @@ bench-watch:
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
+# hrm watch --relay against hrm-sim: 50 notifications/s relayed to 3 simulated consumers, strap to
+# consumer latency and what the relay costs hrm watch, in pairs without and with it. See
+# Benchmarks/Relay/README.md; the real-BlueZ latency is in the lab check's output.
+bench-relay:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/Relay/relay_bench.py \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
 # hrm watch --mqtt at scale: one mosquitto broker, 20 simulated straps at 4 Hz, four hrm processes;

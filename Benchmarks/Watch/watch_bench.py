@@ -37,6 +37,8 @@ RECORD = False
 # --osc: hrm sends OSC to a UDP socket this harness drains (watch_bench.py --osc).
 OSC_PORT = None
 SHARE = False
+# --relay N: hrm relays the strap (--relay) to N consumers hrm-sim plays; their receipts are timed.
+RELAY = 0
 
 
 def rr_ticks(n):
@@ -61,7 +63,9 @@ def scenario(rate, seconds, sequence):
         device["heartRate"] = {"mode": "frames", "interval": 1.0 / rate, "frames": frames}
     else:
         device["heartRate"] = {"mode": "realistic", "interval": 1.0 / rate, "seed": 3}
-    return {"description": "benchmark", "devices": [device]}
+    consumers = [{"address": "C0:FF:EE:00:01:%02X" % (n + 1), "connectAfter": 0.2, "read": False}
+                 for n in range(RELAY)]
+    return {"description": "benchmark", "devices": [device], "consumers": consumers}
 
 
 def osc_drain():
@@ -88,6 +92,8 @@ def inner(args):
         command += ["--osc", args.osc_to]
     if args.share:
         command += ["--share"]
+    if args.relay:
+        command += ["--relay"]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     fd = child.stdout.fileno()
     arrivals = []  # (mono_ns, sequence or bpm)
@@ -133,19 +139,25 @@ def run_round(hrm, sim, rate, seconds, sequence):
              "--hrm", hrm, "--out", out, "--duration", str(seconds)]
             + (["--record-to", os.path.join(work, "recording.jsonl")] if RECORD else [])
             + (["--osc-to", f"127.0.0.1:{OSC_PORT}"] if OSC_PORT else [])
-            + (["--share"] if SHARE else []),
+            + (["--share"] if SHARE else [])
+            + (["--relay", str(RELAY)] if RELAY else []),
             env=env, check=False,
         )
         result = json.load(open(out))
-        sent = [json.loads(line) for line in open(log)]
-        sent = [e for e in sent if e.get("event") == "notify"]
+        records = [json.loads(line) for line in open(log)]
+        sent = [e for e in records if e.get("event") == "notify"]
+        # What the relay's consumers received of 0x2A37, when (hrm-sim's clock, as `sent`).
+        result["relayed"] = [
+            (e["consumer"], e["hex"], e["mono_ns"]) for e in records
+            if e.get("event") == "consumer-value" and e.get("uuid", "").startswith("00002a37")
+        ]
         return result, sent
 
 
-def streaming(hrm, sim, rounds):
+def streaming(hrm, sim, rounds, rate=200, seconds=10):
     rows = []
     for n in range(rounds):
-        result, sent = run_round(hrm, sim, 200, 10, sequence=True)
+        result, sent = run_round(hrm, sim, rate, seconds, sequence=True)
         if result["status"] != 0:
             sys.exit(f"round {n + 1}: hrm exited {result['status']}: {result['stderr']}")
         sent_at = {}
@@ -155,6 +167,10 @@ def streaming(hrm, sim, rounds):
         sequences = [seq for _, seq in result["arrivals"]]
         latencies = [(stamp - sent_at[seq]) / 1e6 for stamp, seq in result["arrivals"] if seq in sent_at]
         (cpu0, n0), (cpu1, n1) = result["first_cpu"], result["last_cpu"]
+        # The strap's send to each consumer's receipt, every relayed frame of every consumer.
+        relayed = [(mono - sent_at[int.from_bytes(bytes.fromhex(value)[1:3], "little")]) / 1e6
+                   for _, value, mono in result["relayed"]
+                   if int.from_bytes(bytes.fromhex(value)[1:3], "little") in sent_at]
         rows.append({
             "via": sorted({e["via"] for e in sent}),
             "sent": len(sent), "received": len(sequences),
@@ -165,6 +181,9 @@ def streaming(hrm, sim, rounds):
             "p99_ms": percentile(latencies, 0.99), "max_ms": max(latencies),
             "cpu_us": (cpu1 - cpu0) / 1e3 / max(n1 - n0, 1),
             "cpu_total_s": result["cpu_total_s"], "rss_mib": result["maxrss_kib"] / 1024,
+            "relayed": len(relayed), "consumers": len({c for c, _, _ in result["relayed"]}),
+            "relay_median_ms": statistics.median(relayed) if relayed else None,
+            "relay_p99_ms": percentile(relayed, 0.99) if relayed else None,
         })
         r = rows[-1]
         print(
@@ -172,6 +191,9 @@ def streaming(hrm, sim, rounds):
             f"dup {r['duplicates']}  latency median {r['median_ms']:.3f} p90 {r['p90_ms']:.3f} "
             f"p99 {r['p99_ms']:.3f} max {r['max_ms']:.3f} ms  CPU {r['cpu_us']:.1f} us/notification  "
             f"RSS {r['rss_mib']:.1f} MiB", flush=True)
+        if r["relayed"]:
+            print(f"           relayed {r['relayed']} values to {r['consumers']} consumers: strap to consumer "
+                  f"median {r['relay_median_ms']:.3f} p99 {r['relay_p99_ms']:.3f} ms", flush=True)
     return rows
 
 
@@ -202,24 +224,34 @@ def main():
     parser.add_argument("--osc-to", help=argparse.SUPPRESS)
     parser.add_argument("--share", action="store_true",
                         help="hrm subscribes by StartNotify (--share) instead of AcquireNotify")
+    parser.add_argument("--relay", type=int, default=0, metavar="N",
+                        help="hrm relays the strap (--relay) to N consumers that hrm-sim plays")
+    parser.add_argument("--rate", type=int, default=200, help="notifications per second")
+    parser.add_argument("--seconds", type=float, default=10, help="streaming time of a round")
+    parser.add_argument("--no-idle", action="store_true", help="skip the 1 Hz idle measurement")
     parser.add_argument("--rr", action="store_true",
                         help="frames carry an RR interval each (watch's HRV works per frame)")
     parser.add_argument("--label", default="hrm watch --json",
                         help="what --hrm is, for the report (the floor reader: see floor/)")
     args = parser.parse_args()
-    global RR_FRAMES, RECORD, OSC_PORT, SHARE
+    global RR_FRAMES, RECORD, OSC_PORT, SHARE, RELAY
     RR_FRAMES = args.rr
     RECORD = args.record
     SHARE = args.share
+    RELAY = args.relay
     if args.inner:
         return inner(args)
     if args.osc:
         OSC_PORT = osc_drain()
 
-    print(f"{args.label}, 200 notifications/s for 10 s, {args.rounds} rounds:", flush=True)
-    rows = streaming(args.hrm, args.sim, args.rounds)
-    print(f"{args.label}, 1 notification/s for {args.idle_seconds:.0f} s:", flush=True)
-    idle_pct = idle(args.hrm, args.sim, args.idle_seconds)
+    relaying = f", relayed to {RELAY} consumers" if RELAY else ""
+    print(f"{args.label}{relaying}, {args.rate} notifications/s for {args.seconds:g} s, {args.rounds} rounds:",
+          flush=True)
+    rows = streaming(args.hrm, args.sim, args.rounds, args.rate, args.seconds)
+    idle_pct = None
+    if not args.no_idle:
+        print(f"{args.label}, 1 notification/s for {args.idle_seconds:.0f} s:", flush=True)
+        idle_pct = idle(args.hrm, args.sim, args.idle_seconds)
 
     medians = {key: statistics.median(r[key] for r in rows) for key in ("median_ms", "p99_ms", "cpu_us", "rss_mib")}
     losses = sum(r["lost"] + r["duplicates"] for r in rows)
@@ -229,8 +261,13 @@ def main():
         ("latency p99 (ms)", medians["p99_ms"], TARGETS["p99_ms"]),
         ("CPU per notification (us)", medians["cpu_us"], TARGETS["cpu_us"]),
         ("peak RSS (MiB)", medians["rss_mib"], TARGETS["rss_mib"]),
-        ("idle CPU (% of a core)", idle_pct, TARGETS["idle_pct"]),
     ]
+    if idle_pct is not None:
+        checks.append(("idle CPU (% of a core)", idle_pct, TARGETS["idle_pct"]))
+    if RELAY:
+        relayed = [r for r in rows if r["relayed"]]
+        checks.append(("relay median (ms)", statistics.median(r["relay_median_ms"] for r in relayed), None))
+        checks.append(("relay p99 (ms)", statistics.median(r["relay_p99_ms"] for r in relayed), None))
     for name, value, target in checks:
         verdict = "" if target is None else ("PASS" if value <= target else "MISS")
         print(f"  {name:28} {value:9.3f}   {'' if target is None else f'<= {target}'}  {verdict}")

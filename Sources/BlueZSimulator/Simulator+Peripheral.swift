@@ -1,4 +1,5 @@
 import DBus
+import Threads
 
 /// A GATT application or advertisement a client registered, or one of its characteristics: its
 /// owner (unique name) and path.
@@ -359,7 +360,10 @@ extension Simulator {
                 subscribers[PeripheralKey(owner: key.owner, path: change.element.path)]?.contains(index)
                     == true
             else { continue }
-            log.record("consumer-value", ["consumer": name, "uuid": uuid, "hex": Self.hex(bytes)])
+            // When it arrived (CLOCK_MONOTONIC, as a strap's `notify`): the relay's latency.
+            log.record(
+                "consumer-value",
+                ["consumer": name, "uuid": uuid, "hex": Self.hex(bytes), "mono_ns": monotonicNanos()])
             if uuid == Self.heartRateMeasurement { measurements += 1 }
             if let limit = consumer.unsubscribeAfter, measurements >= limit { break }
         }

@@ -40,6 +40,9 @@ package struct EventErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     package static let mqttDisconnected = EventErrorCode(rawValue: "mqtt_disconnected")
     /// The broker was away too long: the oldest waiting messages were dropped.
     package static let mqttDropped = EventErrorCode(rawValue: "mqtt_dropped")
+    /// `--relay`: bluetoothd took the relay's values more slowly than the strap sent them, and
+    /// the oldest waiting were not relayed.
+    package static let relayDropped = EventErrorCode(rawValue: "relay_dropped")
     /// `decode`: text that is not hex.
     package static let invalidHex = EventErrorCode(rawValue: "invalid_hex")
     /// `--osc`: a message could not be sent (nothing listening, the network refused it), or the
@@ -56,7 +59,7 @@ package struct EventErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
                 .malformedValue, .notificationsDropped, .acquireNotifyFailed, .outputStalled,
                 .infoUnavailable,
                 .alertCommandFailed, .recordingFailed, .recordingDropped, .mqttDisconnected, .mqttDropped,
-                .invalidHex, .oscSendFailed,
+                .invalidHex, .oscSendFailed, .relayDropped,
             ]
     }
 }

@@ -41,8 +41,12 @@ package struct SessionOutput: Sendable {
         /// and never blocks there: it renders into a non-blocking outbox (MQTT) or hands the line
         /// to its clients' queues (`hrm serve`).
         case immediate(any EventSink)
-        /// The session's display on stdout: gets each event after every other output.
+        /// The session's display on stdout: gets each event after every other output but those
+        /// `afterDisplay`.
         case display(any EventSink)
+        /// As `immediate`, after the display: an output whose work for an event (its `afterSend`)
+        /// should not come before the user's line, such as the relay's signal to bluetoothd.
+        case afterDisplay(any EventSink)
     }
 
     /// How the output takes events.

@@ -1,5 +1,6 @@
 /// A session's outputs, opened, in the order the contract gives them events: the queued ones
-/// (each behind its bounded queue), then the immediate ones, then the display on stdout.
+/// (each behind its bounded queue), then the immediate ones, then the display on stdout, then
+/// those after the display.
 package struct SessionOutputs: Sendable {
     /// Every output as the pipeline's sinks, in order.
     package let sinks: [any EventSink]
@@ -31,6 +32,7 @@ package struct SessionOutputs: Sendable {
         var queued: [any EventSink] = []
         var immediate: [any EventSink] = []
         var display: (any EventSink)? = nil
+        var trailing: [any EventSink] = []
         for output in outputs {
             switch output.delivery {
             case .queued(let sink, let queue): queued.append(QueuedSink(sink, queue, report: report))
@@ -38,9 +40,10 @@ package struct SessionOutputs: Sendable {
             case .display(let sink):
                 precondition(display == nil, "a session has one display")
                 display = sink
+            case .afterDisplay(let sink): trailing.append(sink)
             }
         }
-        sinks = queued + immediate + (display.map { [$0] } ?? [])
+        sinks = queued + immediate + (display.map { [$0] } ?? []) + trailing
         self.display = display
         verdicts = outputs.compactMap(\.verdict)
     }

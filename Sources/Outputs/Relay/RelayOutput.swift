@@ -41,7 +41,8 @@ package struct RelayOutput: OutputProvider {
         // Before the strap is let go: consumers see the relay go, never a frozen value.
         context.stop.beforeStopping { await sink.unregister() }
         // A later output that cannot be opened: the application and the advertisement go again.
-        return SessionOutput(delivery: .immediate(sink), abandon: { await sink.finish() })
+        // After the display: the signal to bluetoothd goes out once the user's line is written.
+        return SessionOutput(delivery: .afterDisplay(sink), abandon: { await sink.finish() })
     }
 
     /// A failure to set the relay up: `hrm relay: ...` with what to do, exit 69 (77 for access).

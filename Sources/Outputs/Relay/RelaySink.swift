@@ -18,6 +18,10 @@ final class RelaySink: EventSink {
     private let input: AsyncStream<MonitorEvent>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let state = Mutex(RelayLinks())
+    /// Measurements' payloads taken under the pipeline's lock, sent once it is released.
+    private let outbox = Mutex<[[UInt8]]>([])
+    /// Events the full queue dropped since the relay's task last said so.
+    private let dropped = Mutex(0)
     /// No `--relay-name`: the advertised name becomes "hrm" and the strap's once `info` gives it.
     private let namesAfterStrap: Bool
 
@@ -80,8 +84,29 @@ final class RelaySink: EventSink {
 
     func receive(_ event: MonitorEvent) {
         switch event.kind {
-        case .measurement, .battery, .info: input.yield(event)
+        case .measurement:
+            // Sent in `afterSend`, on the sender's thread: a hop to the relay's task cost more
+            // than the sending, two thread wake-ups per notification (Benchmarks/Relay/README.md).
+            guard let device = event.device, let payload = event.payload,
+                state.withLock({ $0.relays(device) })
+            else { return }
+            outbox.withLock { $0.append(payload) }
+        case .battery, .info:
+            if case .dropped = input.yield(event) { dropped.withLock { $0 += 1 } }
         default: break
+        }
+    }
+
+    /// Sends what `receive` kept: one PropertiesChanged each on the relay's own bus connection,
+    /// which never blocks (libdbus keeps what the socket cannot take yet). Under the outbox's
+    /// lock, so that values taken by two threads still go out in order.
+    func afterSend() {
+        outbox.withLock { payloads in
+            guard !payloads.isEmpty else { return }
+            if let measurement = peripheral.characteristic(RelayProfile.measurement) {
+                for payload in payloads { peripheral.notify(measurement, payload) }
+            }
+            payloads.removeAll(keepingCapacity: true)
         }
     }
 
@@ -118,13 +143,23 @@ final class RelaySink: EventSink {
     /// One event, on the relay's task: a measurement's payload as it came, a battery level, and
     /// what `info` says of the strap for reads.
     private func relay(_ event: MonitorEvent) {
+        // Said by the relay's task once it takes events again, never on the sender's thread.
+        let lost = dropped.withLock { count in
+            defer { count = 0 }
+            return count
+        }
+        if lost > 0 {
+            report(
+                MonitorEvent(
+                    device: event.device,
+                    kind: .error(
+                        code: .relayDropped,
+                        message:
+                            "relay: bluetoothd took values more slowly than the strap sent them: \(lost) not relayed",
+                        hex: nil)))
+        }
         guard let device = event.device, state.withLock({ $0.relays(device) }) else { return }
         switch event.kind {
-        case .measurement:
-            guard let payload = event.payload,
-                let measurement = peripheral.characteristic(RelayProfile.measurement)
-            else { return }
-            peripheral.notify(measurement, payload)
         case .battery(let percent):
             guard let level = peripheral.characteristic(RelayProfile.batteryLevel) else { return }
             peripheral.notify(level, [UInt8(clamping: percent)])
