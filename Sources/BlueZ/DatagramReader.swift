@@ -20,10 +20,11 @@ final class DatagramReader: Sendable {
     private let socket: OpenSocket
 
     /// Takes ownership of `socket`: the reader closes it when it stops. `deliver` runs on the
-    /// reader's thread for each datagram; `end` once, after the last one, told whether the peer
-    /// ended the stream (false when `stop()` did).
+    /// reader's thread (named `threadName`) for each datagram; `end` once, after the last one,
+    /// told whether the peer ended the stream (false when `stop()` did).
     init(
-        socket: Int32, mtu: Int, deliver: @escaping @Sendable ([UInt8]) -> Void,
+        socket: Int32, mtu: Int, threadName: String = "hrm-notify",
+        deliver: @escaping @Sendable ([UInt8]) -> Void,
         end: @escaping @Sendable (_ byPeer: Bool) -> Void
     ) throws(BlueZError) {
         // bluetoothd's end may come non-blocking; this thread waits in recv.
@@ -34,7 +35,7 @@ final class DatagramReader: Sendable {
         // A notification fits the ATT MTU; a larger buffer keeps an oversized one whole.
         let capacity = max(mtu, 23) + 512
         do {
-            try DetachedThread.start("notify socket's reader", named: "hrm-notify") {
+            try DetachedThread.start("notify socket's reader", named: threadName) {
                 let byPeer = Self.loop(socket: socket, capacity: capacity, owned: owned, deliver: deliver)
                 // Closed under the lock: stop() never shuts down a descriptor number reused since.
                 owned.descriptor.withLock { open in

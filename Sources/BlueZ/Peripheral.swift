@@ -1,11 +1,18 @@
 import DBus
+import Logging
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A GATT application and an LE advertisement of hrm's, registered with bluetoothd on one adapter
 /// (`GattManager1.RegisterApplication`, `LEAdvertisingManager1.RegisterAdvertisement`). Made by
 /// `BlueZClient.registerPeripheral`; `unregister` takes both back. Values go out to centrals as
-/// bluetoothd expects of a server characteristic: a PropertiesChanged of `Value` while it has
-/// asked for notifications (StartNotify), nothing otherwise; a read gets the latest value.
+/// bluetoothd expects of a server characteristic: into the socket it took by AcquireNotify (which
+/// bluetoothd 5.66 asks for, the characteristic having `NotifyAcquired`), or as a
+/// PropertiesChanged of `Value` while it has asked by StartNotify; nothing otherwise. A read gets
+/// the latest value.
 public final class Peripheral: Sendable {
     /// The adapter it is registered on.
     public let adapter: AdapterPath
@@ -20,6 +27,7 @@ public final class Peripheral: Sendable {
     let advertisementPath: ObjectPath
     let paths: [ObjectPath]
     let timeout: Duration
+    let logger: Logger
     private let continuation: AsyncStream<PeripheralEvent>.Continuation
 
     struct State {
@@ -27,6 +35,10 @@ public final class Peripheral: Sendable {
         var advertisement: AdvertisementSettings
         var notifying: Set<Int> = []
         var registered = true
+        /// Characteristics bluetoothd took by AcquireNotify: their sockets, each with the number
+        /// of its acquisition (a socket's end is told only for the acquisition it belongs to).
+        var acquired: [Int: (socket: ServedNotifySocket, number: Int)] = [:]
+        var acquisitions = 0
     }
 
     private let state: Mutex<State>
@@ -34,8 +46,9 @@ public final class Peripheral: Sendable {
     init(
         adapter: AdapterPath, connection: Connection, root: ObjectPath, advertisement: AdvertisementSettings,
         advertisementPath: ObjectPath,
-        characteristics: [ServedCharacteristic], paths: [ObjectPath], timeout: Duration
+        characteristics: [ServedCharacteristic], paths: [ObjectPath], timeout: Duration, logger: Logger
     ) {
+        self.logger = logger
         self.adapter = adapter
         self.connection = connection
         self.root = root
@@ -65,12 +78,21 @@ public final class Peripheral: Sendable {
     /// connection. Returns whether a notification went out.
     @discardableResult
     public func notify(_ characteristic: ServedCharacteristicHandle, _ value: [UInt8]) -> Bool {
-        let notifying = state.withLock { state -> Bool in
-            guard state.registered, state.values.indices.contains(characteristic.index) else { return false }
+        enum Route { case none, sent(Bool), signal }
+        let route = state.withLock { state -> Route in
+            guard state.registered, state.values.indices.contains(characteristic.index) else { return .none }
             state.values[characteristic.index] = value
-            return state.notifying.contains(characteristic.index)
+            // Under the lock: the socket cannot be closed while a value goes into it.
+            if let acquired = state.acquired[characteristic.index] {
+                return .sent(acquired.socket.send(value))
+            }
+            return state.notifying.contains(characteristic.index) ? .signal : .none
         }
-        guard notifying else { return false }
+        switch route {
+        case .none: return false
+        case .sent(let sent): return sent
+        case .signal: break
+        }
         do throws(DBusError) {
             try connection.setProperty(
                 "Value", to: .bytes(value), interface: BlueZNames.Call.characteristic,
@@ -126,6 +148,8 @@ public final class Peripheral: Sendable {
             return (state.registered, state.notifying)
         }
         guard registered else { return nil }
+        // The sockets of the bluetoothd that went: closed here, their ends not told again.
+        releaseAcquired()
         for index in stopped.sorted() { continuation.yield(.notifying(characteristics[index].uuid, false)) }
         let calls: [(MemberName, InterfaceName, ObjectPath)] = [
             ("RegisterApplication", BlueZNames.Call.gattManager, root),
@@ -165,6 +189,7 @@ public final class Peripheral: Sendable {
             return state.registered
         }
         guard wasRegistered else { return nil }
+        releaseAcquired()
         var failure: BlueZError? = nil
         let calls: [(MemberName, InterfaceName, ObjectPath)] = [
             ("UnregisterAdvertisement", BlueZNames.Call.advertisingManager, advertisementPath),
@@ -197,6 +222,59 @@ public final class Peripheral: Sendable {
     func startNotify(_ index: Int) {
         let started = state.withLock { $0.registered && $0.notifying.insert(index).inserted }
         if started { continuation.yield(.notifying(characteristics[index].uuid, true)) }
+    }
+
+    /// bluetoothd's AcquireNotify (a first central subscribed): a socket pair, bluetoothd's end
+    /// returned for the reply. A second acquisition replaces the first.
+    func acquireNotify(_ index: Int) throws(DBusError) -> Int32 {
+        let number = state.withLock { state -> Int in
+            state.acquisitions += 1
+            return state.acquisitions
+        }
+        let (socket, theirs) = try ServedNotifySocket.make { [weak self] in
+            self?.acquisitionEnded(index, number)
+        }
+        let outcome = state.withLock { state -> (accepted: Bool, replaced: ServedNotifySocket?) in
+            guard state.registered else { return (false, nil) }
+            let replaced = state.acquired[index]?.socket
+            state.acquired[index] = (socket, number)
+            return (true, replaced)
+        }
+        outcome.replaced?.close()
+        guard outcome.accepted else {
+            socket.close()
+            close(theirs)
+            throw DBusError(name: "org.bluez.Error.Failed", message: "the application is being unregistered")
+        }
+        try? connection.setProperty(
+            "NotifyAcquired", to: .boolean(true), interface: BlueZNames.Call.characteristic, at: paths[index])
+        logger.info("bluetoothd took \(characteristics[index].uuid)'s notifications by AcquireNotify")
+        startNotify(index)
+        return theirs
+    }
+
+    /// bluetoothd closed its end of acquisition `number` (the last central left).
+    private func acquisitionEnded(_ index: Int, _ number: Int) {
+        let ended = state.withLock { state -> ServedNotifySocket? in
+            guard let current = state.acquired[index], current.number == number else { return nil }
+            state.acquired[index] = nil
+            return current.socket
+        }
+        guard let ended else { return }
+        ended.close()
+        try? connection.setProperty(
+            "NotifyAcquired", to: .boolean(false), interface: BlueZNames.Call.characteristic, at: paths[index]
+        )
+        stopNotify(index)
+    }
+
+    /// Closes every acquired socket (bluetoothd sees them hang up).
+    func releaseAcquired() {
+        let sockets = state.withLock { state -> [ServedNotifySocket] in
+            defer { state.acquired = [:] }
+            return state.acquired.values.map(\.socket)
+        }
+        for socket in sockets { socket.close() }
     }
 
     func stopNotify(_ index: Int) {

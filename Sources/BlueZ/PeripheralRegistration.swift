@@ -87,7 +87,7 @@ extension BlueZClient {
         let peripheral = Peripheral(
             adapter: adapter.path, connection: connection, root: root, advertisement: advertisement,
             advertisementPath: try root.appending("advertisement0"), characteristics: served, paths: paths,
-            timeout: callTimeout)
+            timeout: callTimeout, logger: logger)
         connection.addObjectManager(at: root)
         do throws(DBusError) {
             var index = 0
@@ -99,14 +99,19 @@ extension BlueZClient {
                         "Includes": .objectPaths([]),
                     ])
                 for characteristic in service.characteristics {
+                    let notifies = characteristic.flags.contains(.notify)
+                    var properties: [String: Value] = [
+                        "UUID": .string(characteristic.uuid.description),
+                        "Service": .objectPath(servicePath),
+                        "Flags": .strings(characteristic.flags.map(\.rawValue)),
+                        "Value": .bytes(characteristic.value),
+                    ]
+                    // Its presence makes bluetoothd ask by AcquireNotify (a socket, no D-Bus
+                    // message per value) instead of StartNotify.
+                    if notifies { properties["NotifyAcquired"] = .boolean(false) }
                     try connection.export(
-                        Self.characteristicInterface(peripheral, index), at: paths[index],
-                        properties: [
-                            "UUID": .string(characteristic.uuid.description),
-                            "Service": .objectPath(servicePath),
-                            "Flags": .strings(characteristic.flags.map(\.rawValue)),
-                            "Value": .bytes(characteristic.value),
-                        ])
+                        Self.characteristicInterface(peripheral, index, notifies: notifies), at: paths[index],
+                        properties: properties)
                     index += 1
                 }
             }
@@ -128,33 +133,50 @@ extension BlueZClient {
             Property("Includes", type: .array(.objectPath), changes: .constant),
         ])
 
-    private static func characteristicInterface(_ peripheral: Peripheral, _ index: Int) -> Interface {
-        Interface(
-            BlueZNames.Call.characteristic,
-            methods: [
-                Method("ReadValue", input: "a{sv}", output: "ay") { [weak peripheral] call in
-                    let options = (try? call.decode([String: Value].self)) ?? [:]
-                    var device: BluetoothAddress? = nil
-                    if case .objectPath(let path)? = options["device"]?.unwrapped {
-                        device = BluetoothAddress(devicePath: path.rawValue)
+    private static func characteristicInterface(_ peripheral: Peripheral, _ index: Int, notifies: Bool)
+        -> Interface
+    {
+        var methods = [
+            Method("ReadValue", input: "a{sv}", output: "ay") { [weak peripheral] call in
+                let options = (try? call.decode([String: Value].self)) ?? [:]
+                var device: BluetoothAddress? = nil
+                if case .objectPath(let path)? = options["device"]?.unwrapped {
+                    device = BluetoothAddress(devicePath: path.rawValue)
+                }
+                return [.bytes(peripheral?.read(index, device: device) ?? [])]
+            },
+            Method("StartNotify") { [weak peripheral] _ in
+                peripheral?.startNotify(index)
+                return []
+            },
+            Method("StopNotify") { [weak peripheral] _ in
+                peripheral?.stopNotify(index)
+                return []
+            },
+        ]
+        var properties = [
+            Property("UUID", type: .string, changes: .constant),
+            Property("Service", type: .objectPath, changes: .constant),
+            Property("Flags", type: .array(.string), changes: .constant),
+            Property("Value", type: .array(.byte)),
+        ]
+        if notifies {
+            methods.append(
+                Method("AcquireNotify", input: "a{sv}", output: "hq") { [weak peripheral] call in
+                    guard let peripheral else {
+                        throw DBusError(name: "org.bluez.Error.Failed", message: "the application is gone")
                     }
-                    return [.bytes(peripheral?.read(index, device: device) ?? [])]
-                },
-                Method("StartNotify") { [weak peripheral] _ in
-                    peripheral?.startNotify(index)
-                    return []
-                },
-                Method("StopNotify") { [weak peripheral] _ in
-                    peripheral?.stopNotify(index)
-                    return []
-                },
-            ],
-            properties: [
-                Property("UUID", type: .string, changes: .constant),
-                Property("Service", type: .objectPath, changes: .constant),
-                Property("Flags", type: .array(.string), changes: .constant),
-                Property("Value", type: .array(.byte)),
-            ])
+                    let options = (try? call.decode([String: Value].self)) ?? [:]
+                    let mtu: UInt16 =
+                        if case .uint16(let size)? = options["mtu"]?.unwrapped { size } else { 23 }
+                    // bluetoothd's end, closed here once the reply has taken it.
+                    let theirs = UnixFD(taking: try peripheral.acquireNotify(index))
+                    call.afterReply { theirs.close() }
+                    return [.unixFD(theirs), .uint16(mtu)]
+                })
+            properties.append(Property("NotifyAcquired", type: .boolean))
+        }
+        return Interface(BlueZNames.Call.characteristic, methods: methods, properties: properties)
     }
 
     /// The properties of `LEAdvertisement1` for `advertisement`.

@@ -13,6 +13,8 @@ struct RegisteredApplication: Sendable {
     let adapter: String
     /// Characteristics by path: UUID (lower-case, long form) and flags.
     var characteristics: [ObjectPath: (uuid: String, flags: [String])]
+    /// Those with a `NotifyAcquired` property: bluetoothd subscribes to them by AcquireNotify.
+    var acquiring: Set<ObjectPath> = []
 }
 
 /// The peripheral side as bluetoothd 5.66 serves it: GattManager1 and LEAdvertisingManager1 on
@@ -87,6 +89,7 @@ extension Simulator {
             throw BlueZError.failed("No object received")
         }
         var characteristics: [ObjectPath: (uuid: String, flags: [String])] = [:]
+        var acquiring: Set<ObjectPath> = []
         var services = 0
         for (objectPath, interfaces) in objects where objectPath.isInNamespace(path) {
             if interfaces[BlueZName.gattService.rawValue] != nil { services += 1 }
@@ -97,9 +100,11 @@ extension Simulator {
             characteristics[objectPath] = (
                 uuid.lowercased(), flags.compactMap { if case .string(let f) = $0 { f } else { nil } }
             )
+            if properties["NotifyAcquired"] != nil { acquiring.insert(objectPath) }
         }
         guard services > 0 else { throw BlueZError.failed("No object received") }
-        applications[key] = RegisteredApplication(adapter: adapter, characteristics: characteristics)
+        applications[key] = RegisteredApplication(
+            adapter: adapter, characteristics: characteristics, acquiring: acquiring)
         log.record(
             "application-registered",
             [
@@ -118,6 +123,7 @@ extension Simulator {
             && characteristic.path.isInNamespace(path)
         {
             subscribers[characteristic] = nil
+            acquiredNotify.removeValue(forKey: characteristic)?.close()
         }
         log.record("application-unregistered", ["owner": key.owner, "path": path.rawValue])
         return []
@@ -196,6 +202,8 @@ extension Simulator {
         advertisements = [:]
         applications = [:]
         subscribers = [:]
+        for reader in acquiredNotify.values { reader.close() }
+        acquiredNotify = [:]
     }
 
     /// A client that leaves the bus takes its applications and advertisements with it.
@@ -204,6 +212,8 @@ extension Simulator {
         advertisements = advertisements.filter { $0.key.owner != name }
         applications = applications.filter { $0.key.owner != name }
         subscribers = subscribers.filter { $0.key.owner != name }
+        for (key, reader) in acquiredNotify where key.owner == name { reader.close() }
+        acquiredNotify = acquiredNotify.filter { $0.key.owner != name }
         for adapter in adapters { announceAdvertisingInstances(adapter) }
     }
 
@@ -293,7 +303,7 @@ extension Simulator {
             }
         }
         if consumer.subscribe {
-            await subscribeConsumer(index, consumer, name: name, key: key, app: app)
+            await subscribeConsumer(index, consumer, name: name, key: key, app: app, devicePath: devicePath)
         }
         if let after = consumer.disconnectAfter {
             try? await Task.sleep(for: .seconds(after))
@@ -312,11 +322,12 @@ extension Simulator {
         app.characteristics.filter { $0.value.flags.contains("notify") }.keys.sorted()
     }
 
-    /// Subscribes (StartNotify on each notifying characteristic nobody subscribed to yet) and logs
-    /// what arrives until `unsubscribeAfter` values of 0x2A37 came, then unsubscribes.
+    /// Subscribes (on each notifying characteristic nobody subscribed to yet: AcquireNotify where
+    /// the application offers it, as bluetoothd 5.66 does, else StartNotify) and logs what arrives
+    /// until `unsubscribeAfter` values of 0x2A37 came, then unsubscribes.
     func subscribeConsumer(
         _ index: Int, _ consumer: Scenario.Consumer, name: String, key: PeripheralKey,
-        app: RegisteredApplication
+        app: RegisteredApplication, devicePath: ObjectPath
     ) async {
         guard let connection, let sender = try? BusName(key.owner) else { return }
         let values: AsyncStream<Sequenced<PropertiesChanged>>
@@ -328,11 +339,28 @@ extension Simulator {
             log.record("consumer-subscribe-failed", ["consumer": name, "error": "\(error)"])
             return
         }
+        let inbox = consumerInboxes.open(index, paths: Set(notifying(app)))
+        // A StartNotify session's values: this consumer's own copy of each signal.
+        let inboxes = consumerInboxes
+        let forwarding = Task {
+            for await change in values {
+                guard case .bytes(let bytes)? = change.element.changed["Value"] else { continue }
+                inboxes.deliver(
+                    ConsumerValue(path: change.element.path, bytes: bytes, monoNanos: monotonicNanos()),
+                    to: index)
+            }
+        }
+        defer { forwarding.cancel() }
         for path in notifying(app) {
             let characteristic = PeripheralKey(owner: key.owner, path: path)
             let first = subscribers[characteristic, default: []].isEmpty
             subscribers[characteristic, default: []].insert(index)
             guard first else { continue }
+            if app.acquiring.contains(path),
+                await acquireNotify(characteristic, sender: sender, devicePath: devicePath, consumer: name)
+            {
+                continue
+            }
             do {
                 _ = try await connection.call(
                     destination: sender, path: path, interface: BlueZName.gattCharacteristic,
@@ -346,28 +374,55 @@ extension Simulator {
         }
         log.record("consumer-subscribed", ["consumer": name])
         guard consumer.receives else {
-            // Subscribed, and never takes a value: the stream fills and drops, hrm must not care.
+            // Subscribed, and never takes a value: the inbox fills and drops, hrm must not care.
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
             return
         }
         var measurements = 0
-        for await change in values {
-            guard case .bytes(let bytes)? = change.element.changed["Value"],
-                let uuid = app.characteristics[change.element.path]?.uuid
-            else { continue }
+        for await value in inbox {
+            guard let uuid = app.characteristics[value.path]?.uuid else { continue }
             // bluetoothd notifies only the centrals that subscribed and are still subscribed.
-            guard
-                subscribers[PeripheralKey(owner: key.owner, path: change.element.path)]?.contains(index)
-                    == true
+            guard subscribers[PeripheralKey(owner: key.owner, path: value.path)]?.contains(index) == true
             else { continue }
             // When it arrived (CLOCK_MONOTONIC, as a strap's `notify`): the relay's latency.
             log.record(
                 "consumer-value",
-                ["consumer": name, "uuid": uuid, "hex": Self.hex(bytes), "mono_ns": monotonicNanos()])
+                ["consumer": name, "uuid": uuid, "hex": Self.hex(value.bytes), "mono_ns": value.monoNanos])
             if uuid == Self.heartRateMeasurement { measurements += 1 }
             if let limit = consumer.unsubscribeAfter, measurements >= limit { break }
         }
         await unsubscribeConsumer(index, name: name, key: key, app: app)
+    }
+
+    /// bluetoothd's AcquireNotify on a client's characteristic (gatt-database.c's ccc_write_cb):
+    /// the socket it returns is read on a thread of its own, each datagram a notification to the
+    /// subscribed consumers. False when the client refused (the caller falls back to StartNotify).
+    private func acquireNotify(
+        _ characteristic: PeripheralKey, sender: BusName, devicePath: ObjectPath, consumer: String
+    ) async -> Bool {
+        guard let connection else { return false }
+        let options: Value = .propertyMap([
+            "device": .objectPath(devicePath), "mtu": .uint16(517), "link": .string("LE"),
+        ])
+        do {
+            let reply = try await connection.call(
+                destination: sender, path: characteristic.path, interface: BlueZName.gattCharacteristic,
+                member: "AcquireNotify", body: [options], timeout: Self.clientCallTimeout)
+            let (fd, _) = try reply.decode(UnixFD.self, UInt16.self)
+            guard let descriptor = fd.take() else {
+                throw BlueZError.failed("AcquireNotify returned no descriptor")
+            }
+            acquiredNotify[characteristic]?.close()
+            acquiredNotify[characteristic] = try AcquiredNotifyReader(
+                fd: descriptor, path: characteristic.path, inboxes: consumerInboxes)
+            log.record("consumer-acquired", ["consumer": consumer, "path": characteristic.path.rawValue])
+            return true
+        } catch {
+            log.record(
+                "consumer-acquire-failed",
+                ["consumer": consumer, "path": characteristic.path.rawValue, "error": "\(error)"])
+            return false
+        }
     }
 
     /// Unsubscribes (StopNotify where it was the last subscriber); nothing if not subscribed.
@@ -379,12 +434,20 @@ extension Simulator {
             let characteristic = PeripheralKey(owner: key.owner, path: path)
             guard subscribers[characteristic]?.remove(index) != nil else { continue }
             was = true
+            consumerInboxes.unsubscribe(index, from: path)
             guard subscribers[characteristic]?.isEmpty == true, applications[key] != nil else { continue }
+            // The last central gone: bluetoothd closes an acquired socket (io_destroy), else
+            // StopNotify.
+            if let reader = acquiredNotify.removeValue(forKey: characteristic) {
+                reader.close()
+                continue
+            }
             _ = try? await connection.call(
                 destination: sender, path: path, interface: BlueZName.gattCharacteristic,
                 member: "StopNotify",
                 timeout: Self.clientCallTimeout)
         }
+        consumerInboxes.close(index)
         if was { log.record("consumer-unsubscribed", ["consumer": name]) }
     }
 

@@ -117,6 +117,10 @@ public actor Simulator {
     var consumerTasks: [Int: Task<Void, Never>] = [:]
     /// Consumers subscribed, by the application's characteristic (owner and path).
     var subscribers: [PeripheralKey: Set<Int>] = [:]
+    /// The characteristics taken by AcquireNotify (the application offers it): each one's reader.
+    var acquiredNotify: [PeripheralKey: AcquiredNotifyReader] = [:]
+    /// What each consumer receives, whichever way it came.
+    nonisolated let consumerInboxes = ConsumerInboxes()
 
     public init(scenario: Scenario, busAddress: String, log: SimulatorLog, timing: Timing = Timing()) {
         self.scenario = scenario

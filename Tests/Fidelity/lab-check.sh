@@ -43,6 +43,7 @@ check "hrm relay: consumer_connected names the consumer" '"state":"consumer_conn
 check "hrm relay: subscribed" '"type":"relay".*"state":"subscribed"'
 check "hrm relay: unsubscribed" '"type":"relay".*"state":"unsubscribed"'
 check "hrm relay: consumer_disconnected" '"state":"consumer_disconnected"'
+check "hrm relay: bluetoothd took the values by AcquireNotify" '^relay-acquired [1-9]'
 check "hrm relay: Ctrl-C exits 0" '^relay-status 0$'
 check "hrm relay: no advertisement left in bluetoothd" '^relay-advertisements-after 0$'
 grep -E '^relay-latency-ms' "$out.clean" | sed 's/^/lab-check: /'

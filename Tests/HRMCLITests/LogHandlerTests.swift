@@ -99,5 +99,11 @@ import Testing
         #expect(try ServeCommand.parse(["-v"]).serve.verbose)
         #expect(try !ServeCommand.parse([]).serve.verbose)
         #expect(throws: (any Error).self) { try DecodeCommand.parse(["0648", "-v"]) }
+        // And `-v` reaches the logging of each (relay's once did not: it logged nothing).
+        #expect(LogOptions.of(try WatchCommand.parse(["-v"]))?.verbose == 1)
+        #expect(LogOptions.of(try RecordCommand.parse(["-v"]))?.verbose == 1)
+        #expect(LogOptions.of(try ScanCommand.parse(["-v"]))?.verbose == 1)
+        #expect(LogOptions.of(try ResetEnergyCommand.parse(["Polar", "-v"]))?.verbose == 1)
+        #expect(LogOptions.of(try RelayCommand.parse(["-v"]))?.verbose == 1)
     }
 }

@@ -4,7 +4,7 @@ import Outputs
 import SessionLibrary
 
 /// `-v`/`--verbose`: what hrm does on the bus, and why, logged to stderr for a bug report. The
-/// commands that touch Bluetooth have it: scan, watch, record, reset-energy, serve.
+/// commands that touch Bluetooth have it: scan, watch, record, relay, reset-energy, serve.
 public struct LogOptions: ParsableArguments, Sendable {
     @Flag(
         name: .shortAndLong,
@@ -32,6 +32,7 @@ extension LogOptions {
         case let record as RecordCommand: record.log
         case let scan as ScanCommand: scan.log
         case let reset as ResetEnergyCommand: reset.log
+        case let relay as RelayCommand: relay.log
         default: nil
         }
     }
