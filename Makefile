@@ -67,6 +67,7 @@ deps:
 	command -v pkg-config >/dev/null || need="$$need pkg-config"; \
 	pkg-config --exists dbus-1 2>/dev/null || need="$$need libdbus-1-dev"; \
 	pkg-config --exists libmosquitto 2>/dev/null || need="$$need libmosquitto-dev"; \
+	[ -f /usr/include/sqlite3.h ] || need="$$need libsqlite3-dev"; \
 	[ -f /usr/include/toml++/toml.h ] || need="$$need libtomlplusplus-dev"; \
 	command -v dbus-daemon >/dev/null || need="$$need dbus-daemon"; \
 	command -v python3 >/dev/null || need="$$need python3"; \

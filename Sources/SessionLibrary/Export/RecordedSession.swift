@@ -30,10 +30,17 @@ package struct RecordedSession {
     package var lines: [String] = []
     /// What was odd but not fatal: a torn last line.
     package var warnings: [String] = []
+    /// Where a strap's link dropped or the session stopped (a `status` line `disconnected` or
+    /// `stopped`, as `hrm hrv` cuts its runs): before the measurement at `before`, of `device`
+    /// (nil: every strap's).
+    package var gaps: [(before: Int, device: String?)] = []
 
     /// Why a recording cannot be read: the line, and what is wrong with it.
     package struct Unreadable: Error, CustomStringConvertible {
         package let description: String
+        /// A recording's header of a format this hrm does not know (a newer hrm's), with the start
+        /// it gives (nil when it gives none that reads).
+        package var newerFormat: (format: Int, start: Int64?)? = nil
     }
 
     /// The recording, or with `only` one strap of it: the lines of the others left out (those that
@@ -59,8 +66,16 @@ package struct RecordedSession {
                 guard type == "recording", case .number(1)? = value["format"],
                     let start = value["start"]?.string.flatMap(Self.milliseconds)
                 else {
-                    throw Unreadable(
+                    var unreadable = Unreadable(
                         description: "\(source) is not an hrm recording of format 1 (see hrm record)")
+                    if type == "recording", case .number(let format)? = value["format"], format > 1,
+                        format < 1_000_000, format == format.rounded()
+                    {
+                        unreadable.newerFormat = (
+                            Int(format), value["start"]?.string.flatMap(Self.milliseconds)
+                        )
+                    }
+                    throw unreadable
                 }
                 self.start = start
                 last = start
@@ -90,6 +105,9 @@ package struct RecordedSession {
                 case "disconnected", "reconnecting", "stopped":
                     if let since = connectedSince { segments.append(since...max(since, time)) }
                     connectedSince = nil
+                    if value["state"]?.string != "reconnecting" {
+                        gaps.append((measurements.count, lineDevice))
+                    }
                 default: break
                 }
             case "measurement":
