@@ -13,6 +13,8 @@ package final class Database {
     package enum Mode: Sendable {
         /// Read and write, making the file when it is missing.
         case create
+        /// Read and write a file that exists (a missing one is `.cannotOpen`).
+        case readWrite
         /// Read only: nothing is written, nothing made.
         case readOnly
     }
@@ -29,6 +31,7 @@ package final class Database {
         let flags =
             switch mode {
             case .create: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+            case .readWrite: SQLITE_OPEN_READWRITE
             case .readOnly: SQLITE_OPEN_READONLY
             }
         var opened: OpaquePointer? = nil

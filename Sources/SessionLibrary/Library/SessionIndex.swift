@@ -11,12 +11,13 @@ package import SQLite
 package final class SessionIndex {
     private let database: Database
 
-    /// The index at `path`, made (or made again) when it is missing or of another version.
+    /// The index at `path`, made (or made again) when it is missing or of another version; with
+    /// `making` false, only an index of this version that exists is opened (`.notMade` otherwise).
     /// `state` says what was found. Throws `.newerSchema` for an index of a newer hrm (left as it
     /// is), SQLite's errors for the rest (a damaged file is `.corrupt`).
     package init(path: String, making: Bool = true) throws(LibraryFailure) {
         do {
-            database = try Database(path: path, mode: making ? .create : .readOnly)
+            database = try Database(path: path, mode: making ? .create : .readWrite)
             let state = try LibrarySchema.state(of: database)
             switch state {
             case .current:

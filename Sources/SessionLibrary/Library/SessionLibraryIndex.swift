@@ -65,7 +65,15 @@ package enum SessionLibraryIndex {
     package static func recorded(_ name: String, in folder: SessionsFolder) throws(LibraryFailure) {
         let path = folder.libraryPath
         guard access(path, F_OK) == 0 else { return }
-        let index = try SessionIndex(path: path, making: false)
+        let index: SessionIndex
+        do throws(LibraryFailure) {
+            index = try SessionIndex(path: path, making: false)
+        } catch {
+            // An index of another hrm's version: the next listing makes it again (or leaves it).
+            if error == .notMade { return }
+            if case .newerSchema = error { return }
+            throw error
+        }
         let file = folder.path + "/" + name
         guard let stamp = FileStamp.of(file) else { return }
         let entry = RecordingSummariser.entry(
