@@ -17,7 +17,7 @@ package enum RecordingSummariser {
             return error.isUnreadable ? .unopenable(error.description) : .unreadable(error.description)
         }
         do {
-            let session = try RecordedSession(text: input.text, source: shown)
+            let session = try RecordedSession(text: input.text, source: shown, keepingLines: false)
             return .session(
                 RecordingSummary(session, text: input.text, source: shown), warning: input.tornTailWarning)
         } catch {

@@ -106,7 +106,8 @@ package struct RecordingSummary: Equatable, Sendable {
         straps = session.straps.map { strap in
             let own: RecordedSession
             if session.straps.count > 1,
-                let alone = try? RecordedSession(text: text, source: source, only: strap.device)
+                let alone = try? RecordedSession(
+                    text: text, source: source, only: strap.device, keepingLines: false)
             {
                 own = alone
             } else {
