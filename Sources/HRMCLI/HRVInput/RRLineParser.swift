@@ -78,6 +78,8 @@ struct RRLineParser {
     /// The source began with a recording's header: its last line may be torn (a crash mid-write),
     /// which is a warning, not an error.
     private(set) var recording = false
+    /// `readFast`'s reader, its storage reused line after line.
+    private var scanner = FlatJSONLine()
 
     init() {}
 
@@ -112,7 +114,8 @@ struct RRLineParser {
     /// type. Nil for anything else (an error to tell, `rr_ms` without `hex`, CSV, numbers): `read`
     /// reads it, and says what is wrong.
     mutating func readFast(_ bytes: UnsafeRawBufferPointer) -> RRLineRead? {
-        guard let line = FlatJSONLine.scan(bytes), let type = line.string("type") else { return nil }
+        guard scanner.scan(bytes), let type = scanner.string("type") else { return nil }
+        let line = scanner
         let device = line.string("device").flatMap { $0.isEmpty ? nil : $0 }
         let read: RRLine
         switch type {

@@ -92,10 +92,13 @@ package struct RecordedSession {
         var names: [String: String] = [:]
         var named: Set<String> = []
         var devices = DeviceNames()
+        var line = RecordingLineFields()
+        // A measurement a line, nearly: the array grows once or twice, not forty times.
+        measurements.reserveCapacity(lines.count)
         for (index, range) in lines.enumerated() {
             let number = index + 1
             let lineBytes = UnsafeRawBufferPointer(rebasing: bytes[range])
-            guard let line = RecordingLineFields(lineBytes), let type = line.type else {
+            guard line.read(lineBytes), let type = line.type else {
                 if number == lines.count, number > 1 {
                     warnings.append(
                         "\(source), line \(number): a torn last line, as a crash leaves it: ignored")

@@ -29,26 +29,33 @@ package struct FlatJSONLine {
 
     /// The members in order; keys are unique.
     package private(set) var members: [Member] = []
-    private let base: UnsafeRawBufferPointer
-    /// `base`'s first byte.
-    private let start: UnsafeRawPointer
+    private var base = UnsafeRawBufferPointer(start: nil, count: 0)
+
+    /// A reader to `scan` line after line with, its storage reused.
+    package init() {
+        members.reserveCapacity(16)
+    }
 
     /// The line in `bytes` (without its newline), or nil when it is not of the shape read here.
     /// `bytes` must outlive the result.
     package static func scan(_ bytes: UnsafeRawBufferPointer) -> FlatJSONLine? {
-        guard let start = bytes.baseAddress else { return nil }
-        var line = FlatJSONLine(base: bytes, start: start)
-        return line.read() ? line : nil
+        var line = FlatJSONLine()
+        return line.scan(bytes) ? line : nil
     }
 
-    private init(base: UnsafeRawBufferPointer, start: UnsafeRawPointer) {
-        self.base = base
-        self.start = start
-        members.reserveCapacity(16)
+    /// Reads the line in `bytes` (without its newline) in place of the last one: false when it is
+    /// not of the shape read here (the members are then meaningless). `bytes` must outlive the
+    /// reading of the members.
+    package mutating func scan(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        members.removeAll(keepingCapacity: true)
+        base = bytes
+        guard let start = bytes.baseAddress else { return false }
+        return read(start)
     }
 
     /// The value of `key` (ASCII), nil when the line has no such member.
     package func member(_ key: StaticString) -> Member? {
+        guard let start = base.baseAddress else { return nil }
         let count = key.utf8CodeUnitCount
         for member in members where member.key.count == count {
             if memcmp(start + member.key.lowerBound, key.utf8Start, count) == 0 { return member }
@@ -89,7 +96,8 @@ package struct FlatJSONLine {
 
     /// Whether the line's `key` is the string `text`.
     package func string(_ key: StaticString, is text: StaticString) -> Bool {
-        guard let member = member(key), member.kind == .string, member.value.count == text.utf8CodeUnitCount
+        guard let member = member(key), member.kind == .string, member.value.count == text.utf8CodeUnitCount,
+            let start = base.baseAddress
         else { return false }
         return memcmp(start + member.value.lowerBound, text.utf8Start, member.value.count) == 0
     }
@@ -121,7 +129,7 @@ package struct FlatJSONLine {
 
     private static let quote = UInt8(ascii: "\"")
 
-    private mutating func read() -> Bool {
+    private mutating func read(_ start: UnsafeRawPointer) -> Bool {
         let count = base.count
         guard count >= 2, base[0] == UInt8(ascii: "{"), base[count - 1] == UInt8(ascii: "}") else {
             return false
@@ -139,7 +147,7 @@ package struct FlatJSONLine {
                 1
                 << ((UInt64(key.count) &* 31 &+ UInt64(key.isEmpty ? 0 : base[key.lowerBound])
                     &+ UInt64(key.isEmpty ? 0 : base[key.upperBound - 1]) &* 7) & 63)
-            if seen & bit != 0, isDuplicate(key) { return false }
+            if seen & bit != 0, isDuplicate(key, start) { return false }
             seen |= bit
             members.append(Member(key: key, value: value, kind: kind))
             guard position < count else { return false }
@@ -151,7 +159,7 @@ package struct FlatJSONLine {
         }
     }
 
-    private func isDuplicate(_ key: Range<Int>) -> Bool {
+    private func isDuplicate(_ key: Range<Int>, _ start: UnsafeRawPointer) -> Bool {
         members.contains { member in
             member.key.count == key.count
                 && memcmp(start + member.key.lowerBound, start + key.lowerBound, key.count) == 0
@@ -213,7 +221,9 @@ package struct FlatJSONLine {
 
     private func literal(_ word: StaticString, at position: inout Int) -> (Range<Int>, Kind)? {
         let length = word.utf8CodeUnitCount
-        guard position + length <= base.count, memcmp(start + position, word.utf8Start, length) == 0 else {
+        guard position + length <= base.count, let start = base.baseAddress,
+            memcmp(start + position, word.utf8Start, length) == 0
+        else {
             return nil
         }
         let from = position
