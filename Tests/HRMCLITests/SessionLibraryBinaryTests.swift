@@ -429,4 +429,65 @@ import Testing
         #expect(WatchBinaryTests.lines(after.stdout).first?["measurements"] as? Int == 8)
         #expect(try await library.sqlite("PRAGMA integrity_check;") == "ok\n")
     }
+
+    // MARK: What the first run says, and who loads SQLite
+
+    /// On a terminal the first run shows how far it has got, on one line written over itself and
+    /// taken off at the end; through a pipe there is no such line (the earlier tests).
+    @Test func indexingShowsProgressOnATerminal() async throws {
+        let library = try Library()
+        defer { library.remove() }
+        for offset in 0..<3 {
+            try library.add(start: Self.base.addingTimeInterval(Double(offset) * Self.day), minutes: 1)
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            Issue.record("/usr/bin/script is not installed (Debian's bsdutils, an essential package)")
+            return
+        }
+        let result = try await HRMProcess.run(
+            ["-qefc", "'\(HRMProcess.binary.path)' sessions", "/dev/null"],
+            executable: URL(fileURLWithPath: "/usr/bin/script"),
+            environment: library.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.contains("hrm sessions: indexing 3 recordings"), "\(result.stdout.debugDescription)"
+        )
+        #expect(
+            result.stdout.contains("\r\u{1B}[Khrm sessions: indexing 3/3 (100 %)"),
+            "\(result.stdout.debugDescription)")
+        #expect(result.stdout.contains("\r\u{1B}[K2026-01-07 08:00 UTC"), "\(result.stdout.debugDescription)")
+    }
+
+    /// libsqlite3 is loaded by the listing only: hrm watch (and hrm record's start) never map it.
+    @Test func onlyTheLibraryLoadsSQLite() async throws {
+        let library = try Library()
+        defer { library.remove() }
+        try library.add(start: Self.base, minutes: 1)
+        let watchLog = library.data.appendingPathComponent("watch-ld").path
+        let listLog = library.data.appendingPathComponent("list-ld").path
+        let watch = try await HRMProcess.runUnderSim(
+            "basic", [],
+            shell: """
+                LD_DEBUG=files LD_DEBUG_OUTPUT="\(watchLog)" "\(HRMProcess.binary.path)" watch --count 2 Polar > /dev/null
+                """)
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let list = try await HRMProcess.run(
+            ["sessions"],
+            environment: library.environment.merging(["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": listLog]) { $1 }
+        )
+        #expect(list.status == 0, "\(list.stderr)")
+        func loaded(_ prefix: String) throws -> String {
+            let names = try FileManager.default.contentsOfDirectory(atPath: library.data.path).filter {
+                $0.hasPrefix(prefix)
+            }
+            return try names.map {
+                try String(contentsOfFile: library.data.appendingPathComponent($0).path, encoding: .utf8)
+            }
+            .joined()
+        }
+        let watched = try loaded("watch-ld")
+        #expect(watched.contains("libc.so.6"), "the loader's log is empty: \(watched.prefix(200))")
+        #expect(!watched.contains("libsqlite3"))
+        #expect(try loaded("list-ld").contains("libsqlite3.so.0"))
+    }
 }
