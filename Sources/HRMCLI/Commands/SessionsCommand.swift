@@ -68,7 +68,8 @@ public struct SessionsCommand: ParsableCommand {
 
     @Option(
         name: .customLong("min-duration"), parsing: .unconditional,
-        help: "Only sessions at least this long: seconds, or with a unit (20m, 1h).",
+        help: ArgumentHelp(
+            "Only sessions at least this long: seconds, or with a unit (20m, 1h).", valueName: "time"),
         transform: Seconds.parsing)
     public var minDuration: Seconds?
 
