@@ -88,6 +88,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "CSQLiteShims"], swiftSettings: strict),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
 
         // Open Sound Control 1.0 messages (VRChat's avatar parameters): pure Swift, no
         // dependencies.
