@@ -430,6 +430,26 @@ import Testing
         #expect(try await library.sqlite("PRAGMA integrity_check;") == "ok\n")
     }
 
+    /// Two first listings at once: both make (or find) the index, both list every recording, and
+    /// the index is sound after.
+    @Test func twoFirstListingsAtOnce() async throws {
+        let library = try Library()
+        defer { library.remove() }
+        for offset in 0..<30 {
+            try library.add(start: Self.base.addingTimeInterval(Double(offset) * 3600), minutes: 1)
+        }
+        let result = try await HRMProcess.run(
+            [
+                "-c",
+                #""$0" sessions > "$1/a" 2>&1 & a=$!; "$0" sessions > "$1/b" 2>&1 & b=$!; wait $a || exit 91; wait $b || exit 92; cat "$1/a" "$1/b""#,
+                HRMProcess.binary.path, library.data.path,
+            ], executable: URL(fileURLWithPath: "/bin/bash"), environment: library.environment)
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdoutLines.filter { $0.hasPrefix("2026-01-") }.count == 60, "\(result.stdout)")
+        #expect(!result.stdout.contains("warning"), "\(result.stdout)")
+        #expect(try await library.sqlite("PRAGMA integrity_check; SELECT count(*) FROM files;") == "ok\n30\n")
+    }
+
     // MARK: What the first run says, and who loads SQLite
 
     /// On a terminal the first run shows how far it has got, on one line written over itself and

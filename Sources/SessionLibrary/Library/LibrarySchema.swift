@@ -88,9 +88,12 @@ enum LibrarySchema {
         return version == 0 && count == 0 ? .empty : .older(version)
     }
 
-    /// Drops whatever the database holds and makes this version's tables, in one transaction.
+    /// Drops whatever the database holds and makes this version's tables, in one transaction
+    /// (nothing when, under the lock, they are this version's already).
     static func make(_ database: Database) throws(SQLiteError) {
         try database.transaction { () throws(SQLiteError) in
+            // Another hrm may have made it between our look and our lock: theirs is as good.
+            if try database.pragmaInteger("user_version") == version { return }
             let listed = try database.prepare(
                 "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'"
             )
