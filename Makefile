@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-library bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
+.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -114,7 +114,7 @@ test-installed: test-deps
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-mqtt bench-serve bench-export bench-library bench-soak
+bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-mqtt bench-serve bench-export bench-soak
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HeartRateBenchmarks --no-progress $(BENCH_FLAGS)
@@ -257,6 +257,8 @@ bench-export:
 # indexing from nothing, listing from the index (target: <= 0.5 s), what hrm record's update of the
 # index costs, and the reader's MB/s. LIBRARY_BENCH_FLAGS="--before OLD_HRM" compares the reader with
 # an older hrm. See Benchmarks/Library/README.md.
+.PHONY: bench-library
+bench: bench-library
 bench-library:
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Library/library_bench.py --hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" $(LIBRARY_BENCH_FLAGS)
