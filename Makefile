@@ -67,6 +67,7 @@ deps:
 	command -v pkg-config >/dev/null || need="$$need pkg-config"; \
 	pkg-config --exists dbus-1 2>/dev/null || need="$$need libdbus-1-dev"; \
 	pkg-config --exists libmosquitto 2>/dev/null || need="$$need libmosquitto-dev"; \
+	[ -f /usr/include/sqlite3.h ] || need="$$need libsqlite3-dev"; \
 	[ -f /usr/include/toml++/toml.h ] || need="$$need libtomlplusplus-dev"; \
 	command -v dbus-daemon >/dev/null || need="$$need dbus-daemon"; \
 	command -v python3 >/dev/null || need="$$need python3"; \
@@ -260,6 +261,16 @@ bench-serve:
 bench-export:
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Export/export_bench.py --hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm"
+
+# hrm sessions over a year of daily one-hour recordings (365 files, kept in .build/bench-library):
+# indexing from nothing, listing from the index (target: <= 0.5 s), what hrm record's update of the
+# index costs, and the reader's MB/s. LIBRARY_BENCH_FLAGS="--before OLD_HRM" compares the reader with
+# an older hrm. See Benchmarks/Library/README.md.
+.PHONY: bench-library
+bench: bench-library
+bench-library:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/Library/library_bench.py --hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" $(LIBRARY_BENCH_FLAGS)
 
 # The same harness with a minimal C reader of the AcquireNotify socket in hrm's place: what this
 # machine costs any reader (its RSS is the Python launcher's and means nothing).

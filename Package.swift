@@ -79,9 +79,16 @@ let package = Package(
         // reading a recording back, and exporting it (FIT, TCX, CSV).
         .target(
             name: "SessionLibrary",
-            dependencies: ["Monitor", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "Threads"],
+            dependencies: ["Monitor", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "SQLite", "Threads"],
             swiftSettings: strict
         ),
+        // SQLite (Debian's libsqlite3) for the session library's index: the header as a module (no
+        // pkgConfig: its -lsqlite3 would link the library into every hrm), C shims that load it
+        // when a database is first opened, and the Swift layer on top that hides both.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CSQLiteShims", dependencies: ["CSQLite"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "CSQLiteShims"], swiftSettings: strict),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
 
         // Open Sound Control 1.0 messages (VRChat's avatar parameters): pure Swift, no
         // dependencies.

@@ -25,6 +25,8 @@ command -v mosquitto_sub >/dev/null || need+=(mosquitto-clients)
 command -v chromium >/dev/null || need+=(chromium)
 # hrm serve's /metrics is scraped by a real Prometheus in the tests.
 command -v prometheus >/dev/null || [ -x /usr/bin/prometheus ] || need+=(prometheus)
+# The session library's index is read back by SQLite's own shell in the tests.
+command -v sqlite3 >/dev/null || need+=(sqlite3)
 # The live display is tested on a real pty (script(1)).
 command -v script >/dev/null || need+=(bsdutils)
 # A narrowed window is tested in a terminal that rewraps its lines (ResizeBinaryTests): tmux.

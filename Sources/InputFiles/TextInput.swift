@@ -41,6 +41,12 @@ public struct TextInput: Sendable {
     {
         var reader = LineReader(descriptor: descriptor, source: source)
         var bytes: [UInt8] = []
+        // A regular file's size is known: one allocation instead of the array growing by doubling
+        // (capped: a sparse file's size may be anything; its torn end is not kept anyway).
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 {
+            bytes.reserveCapacity(Int(min(Int64(status.st_size), 256 << 20)) + 1)
+        }
         while let line = try reader.next() {
             bytes += line
             if reader.lastLineTerminated { bytes.append(UInt8(ascii: "\n")) }

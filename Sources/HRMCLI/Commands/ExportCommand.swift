@@ -148,7 +148,8 @@ public struct ExportCommand: ParsableCommand {
         }
         var recorded: RecordedSession
         do {
-            recorded = try RecordedSession(text: text, source: source)
+            // The lines as written only for --format json: the other formats are made of the values.
+            recorded = try RecordedSession(text: text, source: source, keepingLines: format == .json)
         } catch {
             StandardOutput.diagnostic("hrm export: \(error)")
             throw ExitCode(65)
@@ -156,7 +157,8 @@ public struct ExportCommand: ParsableCommand {
         for warning in recorded.warnings { StandardOutput.diagnostic("hrm export: warning: \(warning)") }
         if let strap = try chosenStrap(of: recorded, source: source, format: format) {
             do {
-                recorded = try RecordedSession(text: text, source: source, only: strap.device)
+                recorded = try RecordedSession(
+                    text: text, source: source, only: strap.device, keepingLines: format == .json)
             } catch {
                 StandardOutput.diagnostic("hrm export: \(error)")
                 throw ExitCode(65)

@@ -49,24 +49,54 @@ enum RRInput {
     {
         var parser = RRLineParser()
         var read = series
-        var number = 0
-        // Split on the byte: as Characters, "\r\n" is one grapheme and no "\n".
-        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        // The last line with anything on it (a file ends with a newline, so its last piece is empty).
-        let last = lines.lastIndex { !$0.isEmpty }
-        for (index, bytes) in zip(lines.indices, lines) {
-            number += 1
-            let line = String(Substring(bytes))
-            do {
-                read.add(try parser.read(line))
-            } catch {
-                let failure = RRInputError(source: source, line: number, message: error.message)
-                guard parser.recording, index == last else { throw failure }
-                warnings.append("\(failure.description) (a torn last line, as a crash leaves it: ignored)")
+        var failure: RRInputError? = nil
+        var text = text
+        text.withUTF8 { buffer in
+            let bytes = UnsafeRawBufferPointer(buffer)
+            // Split on the byte: as Characters, "\r\n" is one grapheme and no "\n".
+            let lines = Self.lines(of: bytes)
+            // The last line with anything on it (a file ends with a newline, so its last piece is empty).
+            let last = lines.lastIndex { !$0.isEmpty }
+            for (index, range) in lines.enumerated() {
+                let line = UnsafeRawBufferPointer(rebasing: bytes[range])
+                // The lines hrm writes are read in place; any other line, or one with something to
+                // tell, as text.
+                if let fast = parser.readFast(line) {
+                    read.add(fast)
+                    continue
+                }
+                do throws(RRLineError) {
+                    read.add(try parser.read(String(decoding: line, as: UTF8.self)))
+                } catch {
+                    let error = RRInputError(source: source, line: index + 1, message: error.message)
+                    guard parser.recording, index == last else {
+                        failure = error
+                        return
+                    }
+                    warnings.append("\(error.description) (a torn last line, as a crash leaves it: ignored)")
+                }
             }
         }
+        if let failure { throw failure }
         read.endSource()
         series = read
+    }
+
+    /// Every line of `bytes` (empty ones too), split at each newline byte: a text that ends with a
+    /// newline ends with an empty line.
+    static func lines(of bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        guard let base = bytes.baseAddress else { return [0..<0] }
+        var start = 0
+        while true {
+            guard let found = memchr(base + start, 0x0A, bytes.count - start) else {
+                lines.append(start..<bytes.count)
+                return lines
+            }
+            let end = UnsafeRawPointer(found) - base
+            lines.append(start..<end)
+            start = end + 1
+        }
     }
 
     /// The name a source has in messages: `-` is standard input.

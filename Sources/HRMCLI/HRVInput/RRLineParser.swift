@@ -78,6 +78,8 @@ struct RRLineParser {
     /// The source began with a recording's header: its last line may be torn (a crash mid-write),
     /// which is a warning, not an error.
     private(set) var recording = false
+    /// `readFast`'s reader, its storage reused line after line.
+    private var scanner = FlatJSONLine()
 
     init() {}
 
@@ -105,6 +107,39 @@ struct RRLineParser {
             return try Self.csvRow(trimmed, layout: csv)
         case .number: return RRLineRead(line: try Self.numberLine(trimmed))
         }
+    }
+
+    /// The line as `read` reads it, when it is a JSON line of the shape hrm writes (`FlatJSONLine`)
+    /// that reads without an error: a recording's measurement by its `hex`, a status, any other
+    /// type. Nil for anything else (an error to tell, `rr_ms` without `hex`, CSV, numbers): `read`
+    /// reads it, and says what is wrong.
+    mutating func readFast(_ bytes: UnsafeRawBufferPointer) -> RRLineRead? {
+        guard scanner.scan(bytes), let type = scanner.string("type") else { return nil }
+        let line = scanner
+        let device = line.string("device").flatMap { $0.isEmpty ? nil : $0 }
+        let read: RRLine
+        switch type {
+        case "recording":
+            recording = true
+            read = .skipped
+        case "measurement":
+            guard let payload = line.plainHex("hex"), let m = try? HeartRateMeasurement(decoding: payload)
+            else {
+                return nil
+            }
+            var intervals: [Double] = []
+            for rr in m.rrIntervals {
+                guard let checked = try? Self.checked(rr.milliseconds) else { return nil }
+                intervals.append(checked)
+            }
+            read = .intervals(intervals)
+        case "status":
+            let state = line.string("state")
+            read = state == "disconnected" || state == "stopped" ? .gap : .skipped
+        default:
+            read = .skipped
+        }
+        return RRLineRead(line: read, device: device, name: type == "info" ? line.string("name") : nil)
     }
 
     /// A line of `hrm watch --json`: a measurement's `rr_ms`; a `status` line that says the link

@@ -1,6 +1,10 @@
 package import HeartRate
 import Monitor
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A recording read back (format 1): what the exports are made of. The raw payloads are the
 /// truth: measurements are decoded again from their `hex`.
 package struct RecordedSession {
@@ -30,23 +34,71 @@ package struct RecordedSession {
     package var lines: [String] = []
     /// What was odd but not fatal: a torn last line.
     package var warnings: [String] = []
+    /// Where a strap's link dropped or the session stopped (a `status` line `disconnected` or
+    /// `stopped`, as `hrm hrv` cuts its runs): before the measurement at `before`, of `device`
+    /// (nil: every strap's).
+    package var gaps: [(before: Int, device: String?)] = []
 
     /// Why a recording cannot be read: the line, and what is wrong with it.
     package struct Unreadable: Error, CustomStringConvertible {
         package let description: String
+        /// A recording's header of a format this hrm does not know (a newer hrm's), with the start
+        /// it gives (nil when it gives none that reads).
+        package var newerFormat: (format: Int, start: Int64?)? = nil
     }
 
     /// The recording, or with `only` one strap of it: the lines of the others left out (those that
     /// name none, such as the last `stopped`, kept), so it reads as a recording of that strap alone.
-    package init(text: String, source: String, only: String? = nil) throws(Unreadable) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+    /// `keepingLines` false leaves `lines` empty (only `--format json` needs them).
+    package init(text: String, source: String, only: String? = nil, keepingLines: Bool = true)
+        throws(Unreadable)
+    {
+        var text = text
+        var failure: Unreadable? = nil
+        text.withUTF8 { buffer in
+            do throws(Unreadable) {
+                try read(
+                    UnsafeRawBufferPointer(buffer), source: source, only: only, keepingLines: keepingLines)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The non-empty lines of `bytes`, split at each newline byte.
+    private static func lines(of bytes: UnsafeRawBufferPointer) -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        guard let base = bytes.baseAddress else { return lines }
+        var start = 0
+        while start < bytes.count {
+            let end =
+                memchr(base + start, 0x0A, bytes.count - start).map { UnsafeRawPointer($0) - base }
+                ?? bytes.count
+            if end > start { lines.append(start..<end) }
+            start = end + 1
+        }
+        return lines
+    }
+
+    private mutating func read(
+        _ bytes: UnsafeRawBufferPointer, source: String, only: String?, keepingLines: Bool
+    )
+        throws(Unreadable)
+    {
+        let lines = Self.lines(of: bytes)
         var connectedSince: Int64? = nil
         var last: Int64 = 0
         var names: [String: String] = [:]
         var named: Set<String> = []
-        for (index, line) in lines.enumerated() {
+        var devices = DeviceNames()
+        var line = RecordingLineFields()
+        // A measurement a line, nearly: the array grows once or twice, not forty times.
+        measurements.reserveCapacity(lines.count)
+        for (index, range) in lines.enumerated() {
             let number = index + 1
-            guard let value = try? JSONValue.parse(String(line)), let type = value["type"]?.string else {
+            let lineBytes = UnsafeRawBufferPointer(rebasing: bytes[range])
+            guard line.read(lineBytes), let type = line.type else {
                 if number == lines.count, number > 1 {
                     warnings.append(
                         "\(source), line \(number): a torn last line, as a crash leaves it: ignored")
@@ -56,54 +108,60 @@ package struct RecordedSession {
                 throw Unreadable(description: "\(source), line \(number): not a line of a recording")
             }
             if number == 1 {
-                guard type == "recording", case .number(1)? = value["format"],
-                    let start = value["start"]?.string.flatMap(Self.milliseconds)
+                guard type == "recording", line.number("format") == 1,
+                    let start = line.milliseconds("start")
                 else {
-                    throw Unreadable(
+                    var unreadable = Unreadable(
                         description: "\(source) is not an hrm recording of format 1 (see hrm record)")
+                    if type == "recording", let format = line.number("format"), format > 1,
+                        format < 1_000_000,
+                        format == format.rounded()
+                    {
+                        unreadable.newerFormat = (Int(format), line.milliseconds("start"))
+                    }
+                    throw unreadable
                 }
                 self.start = start
                 last = start
                 continue
             }
-            guard let time = value["time"]?.string.flatMap(Self.milliseconds) else {
+            guard let time = line.milliseconds("time") else {
                 throw Unreadable(description: "\(source), line \(number): no valid \"time\"")
             }
-            let lineDevice = value["device"]?.string
+            let lineDevice = line.device(&devices)
             if let lineDevice {
                 if named.insert(lineDevice).inserted { straps.append(.init(device: lineDevice, name: nil)) }
-                if type == "info", names[lineDevice] == nil { names[lineDevice] = value["name"]?.string }
+                if type == "info", names[lineDevice] == nil { names[lineDevice] = line.string("name") }
             }
             if let only, let lineDevice, lineDevice != only { continue }
-            self.lines.append(String(line))
+            if keepingLines { self.lines.append(String(decoding: lineBytes, as: UTF8.self)) }
             last = max(last, time)
             end = last
             device = device ?? lineDevice
             switch type {
             case "info":
                 // Another strap's name is not this one's.
-                if lineDevice == nil || lineDevice == device { name = name ?? value["name"]?.string }
+                if lineDevice == nil || lineDevice == device { name = name ?? line.string("name") }
             case "status":
-                switch value["state"]?.string {
+                let state = line.string("state")
+                switch state {
                 case "connected":
                     connectedSince = connectedSince ?? time
                 case "disconnected", "reconnecting", "stopped":
                     if let since = connectedSince { segments.append(since...max(since, time)) }
                     connectedSince = nil
+                    if state != "reconnecting" { gaps.append((measurements.count, lineDevice)) }
                 default: break
                 }
             case "measurement":
-                guard let hex = value["hex"]?.string, let bytes = try? HexPayload.parse(hex),
-                    let m = try? HeartRateMeasurement(decoding: bytes)
-                else {
+                guard let bytes = line.hexPayload(), let m = try? HeartRateMeasurement(decoding: bytes) else {
                     throw Unreadable(
                         description: "\(source), line \(number): a measurement without a payload that decodes"
                     )
                 }
                 var zone: Int? = nil
-                if case .number(let z)? = value["zone"], z >= 0, z < 100 { zone = Int(z) }
-                measurements.append(
-                    Measurement(time: time, measurement: m, zone: zone, device: value["device"]?.string))
+                if let z = line.number("zone"), z >= 0, z < 100 { zone = Int(z) }
+                measurements.append(Measurement(time: time, measurement: m, zone: zone, device: lineDevice))
             default: break
             }
         }
@@ -120,7 +178,12 @@ package struct RecordedSession {
 
     /// `2026-11-23T15:42:01.123Z` (or without the fraction) as milliseconds since the epoch.
     package static func milliseconds(_ text: String) -> Int64? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { milliseconds(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `milliseconds(_:)` of the text's UTF-8 bytes.
+    package static func milliseconds(bytes: UnsafeRawBufferPointer) -> Int64? {
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
             var value: Int64 = 0

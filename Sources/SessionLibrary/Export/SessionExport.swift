@@ -8,7 +8,15 @@ package enum SessionExport {
     /// that second (within the segment); nothing in the gaps between segments, nothing invented
     /// before a segment's first measurement.
     package static func perSecond(_ session: RecordedSession) -> [(time: Int64, bpm: Int)] {
-        var samples: [(time: Int64, bpm: Int)] = []
+        perSecondMeasurements(session).map {
+            ($0.time, Int(session.measurements[$0.measurement].measurement.heartRate))
+        }
+    }
+
+    /// `perSecond`'s seconds, each with the index in `session.measurements` of its measurement.
+    package static func perSecondMeasurements(_ session: RecordedSession) -> [(time: Int64, measurement: Int)]
+    {
+        var samples: [(time: Int64, measurement: Int)] = []
         var index = 0
         let measurements = session.measurements
         for segment in session.segments {
@@ -17,7 +25,7 @@ package enum SessionExport {
             while index < measurements.count, measurements[index].time < second { index += 1 }
             while second <= segment.upperBound {
                 while index < measurements.count, measurements[index].time < second + 1000 {
-                    latest = Int(measurements[index].measurement.heartRate)
+                    latest = index
                     index += 1
                 }
                 if let latest { samples.append((second, latest)) }

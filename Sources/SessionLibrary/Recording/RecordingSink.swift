@@ -91,6 +91,27 @@ package actor RecordingSink: SlowEventSink {
             console.say("hrm \(command): recorded \(lines) lines to \(file.path)")
         } catch {
             fail(error)
+            return
+        }
+        if let folder { await addToLibrary(file.path, in: folder) }
+    }
+
+    /// The session in the library's index (one file read, on the sink's thread), so that `hrm
+    /// sessions` need not read it; a failure only delays that to the next listing.
+    private func addToLibrary(_ path: String, in folder: SessionsFolder) async {
+        let name = String(path.dropFirst(folder.path.count + 1))
+        let failure = await disk.run { () -> LibraryFailure? in
+            do throws(LibraryFailure) {
+                try SessionLibraryIndex.recorded(name, in: folder)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
+            console.say(
+                "hrm \(command): warning: the session library's index was not updated (\(failure)); hrm sessions will read the recording"
+            )
         }
     }
 
