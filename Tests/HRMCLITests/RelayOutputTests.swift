@@ -60,4 +60,13 @@ import Testing
             _ = try HRM.parseAsRoot([name, "--relay"])
         }
     }
+
+    /// A run of values bluetoothd did not take is said when it begins and, with how many were
+    /// lost, when it ends; values taken meanwhile say nothing.
+    @Test func aStallOfBluetoothdIsSaidOnceAndCountedWhenItEnds() {
+        var backlog = RelayBacklog()
+        let sent = [true, false, false, false, true, true, false, true]
+        let changes = sent.map { backlog.record(sent: $0) }
+        #expect(changes == [nil, .stalled, nil, nil, .resumed(lost: 3), nil, .stalled, .resumed(lost: 1)])
+    }
 }

@@ -40,8 +40,8 @@ package struct EventErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     package static let mqttDisconnected = EventErrorCode(rawValue: "mqtt_disconnected")
     /// The broker was away too long: the oldest waiting messages were dropped.
     package static let mqttDropped = EventErrorCode(rawValue: "mqtt_dropped")
-    /// `--relay`: bluetoothd took the relay's values more slowly than the strap sent them, and
-    /// the oldest waiting were not relayed.
+    /// `--relay`: bluetoothd took no values while a consumer was subscribed (they were not
+    /// relayed), or the relay's queue of battery and info changes overflowed.
     package static let relayDropped = EventErrorCode(rawValue: "relay_dropped")
     /// `decode`: text that is not hex.
     package static let invalidHex = EventErrorCode(rawValue: "invalid_hex")

@@ -19,7 +19,8 @@ final class RelaySink: EventSink {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     private let state = Mutex(RelayLinks())
     /// Measurements' payloads taken under the pipeline's lock, sent once it is released.
-    private let outbox = Mutex<[[UInt8]]>([])
+    /// With them, the run of values bluetoothd did not take.
+    private let outbox = Mutex<(payloads: [[UInt8]], backlog: RelayBacklog)>(([], RelayBacklog()))
     /// Events the full queue dropped since the relay's task last said so.
     private let dropped = Mutex(0)
     /// No `--relay-name`: the advertised name becomes "hrm" and the strap's once `info` gives it.
@@ -90,24 +91,40 @@ final class RelaySink: EventSink {
             guard let device = event.device, let payload = event.payload,
                 state.withLock({ $0.relays(device) })
             else { return }
-            outbox.withLock { $0.append(payload) }
+            outbox.withLock { $0.payloads.append(payload) }
         case .battery, .info:
             if case .dropped = input.yield(event) { dropped.withLock { $0 += 1 } }
         default: break
         }
     }
 
-    /// Sends what `receive` kept: one PropertiesChanged each on the relay's own bus connection,
-    /// which never blocks (libdbus keeps what the socket cannot take yet). Under the outbox's
-    /// lock, so that values taken by two threads still go out in order.
+    /// Sends what `receive` kept: one datagram each into the socket bluetoothd took by
+    /// AcquireNotify (or one PropertiesChanged each where it asked by StartNotify); neither ever
+    /// blocks. Under the outbox's lock, so that values taken by two threads still go out in order.
+    /// A value bluetoothd did not take while a central is subscribed (its socket full) is not
+    /// relayed: the first such is said at once, and how many when bluetoothd takes values again.
     func afterSend() {
-        outbox.withLock { payloads in
-            guard !payloads.isEmpty else { return }
-            if let measurement = peripheral.characteristic(RelayProfile.measurement) {
-                for payload in payloads { peripheral.notify(measurement, payload) }
+        let change = outbox.withLock { outbox -> RelayBacklog.Change? in
+            defer { outbox.payloads.removeAll(keepingCapacity: true) }
+            guard !outbox.payloads.isEmpty,
+                let measurement = peripheral.characteristic(RelayProfile.measurement)
+            else { return nil }
+            var change: RelayBacklog.Change? = nil
+            for payload in outbox.payloads {
+                let sent = peripheral.notify(measurement, payload)
+                let wanted = sent || peripheral.isNotifying(measurement)
+                if wanted, let now = outbox.backlog.record(sent: sent) { change = now }
             }
-            payloads.removeAll(keepingCapacity: true)
+            return change
         }
+        // Outside the outbox's lock: the report goes through the pipeline, which calls afterSend.
+        guard let change else { return }
+        let message =
+            switch change {
+            case .stalled: "relay: bluetoothd takes no values: not relayed until it does"
+            case .resumed(let lost): "relay: bluetoothd takes values again: \(lost) not relayed meanwhile"
+            }
+        report(MonitorEvent(device: nil, kind: .error(code: .relayDropped, message: message, hex: nil)))
     }
 
     /// Advertises "hrm" and the strap's name, on a task of its own (two calls to bluetoothd that
@@ -200,5 +217,27 @@ struct RelayLinks: Sendable {
         let went = centrals.subtracting(current).sorted().map { ($0, false) }
         centrals = current
         return went + came
+    }
+}
+
+/// Whether bluetoothd is taking the relay's values: a run of values it did not take begins
+/// (`stalled`, said at once) and ends (`resumed`, with how many were lost), each said once.
+struct RelayBacklog: Sendable, Equatable {
+    /// What changed with the last value.
+    enum Change: Sendable, Equatable {
+        case stalled
+        case resumed(lost: Int)
+    }
+
+    private(set) var lost = 0
+
+    /// One value sent (`sent`) or not taken; returns what changed, if anything.
+    mutating func record(sent: Bool) -> Change? {
+        if sent {
+            defer { lost = 0 }
+            return lost > 0 ? .resumed(lost: lost) : nil
+        }
+        lost += 1
+        return lost == 1 ? .stalled : nil
     }
 }
