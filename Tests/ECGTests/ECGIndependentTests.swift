@@ -81,7 +81,7 @@ import Testing
         let cases = try JSONSerialization.jsonObject(
             with: Data(contentsOf: directory.appendingPathComponent("cases.json")))
         let names = (cases as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        #expect(names.count == 48)
+        #expect(names.count == 60)
         for name in names {
             let text = try String(contentsOf: directory.appendingPathComponent("\(name).uv"), encoding: .utf8)
             var detector = RPeakDetector(sampleRate: 130)
