@@ -74,6 +74,15 @@ public struct PMDCommand: Hashable, Sendable {
         PMDCommand(op: .stopMeasurement, type: type, parameters: [type.rawValue])
     }
 
+    /// Turn the SDK mode on: `[0x02, 0x09]` (the SDK's `startSDKMode`; it unlocks settings beyond
+    /// the defaults on sensors that have it, not the H10).
+    public static let startSDKMode = PMDCommand(
+        op: .requestMeasurementStart, type: .sdkMode, parameters: [PMDMeasurementType.sdkMode.rawValue])
+
+    /// Turn the SDK mode off: `[0x03, 0x09]`.
+    public static let stopSDKMode = PMDCommand(
+        op: .stopMeasurement, type: .sdkMode, parameters: [PMDMeasurementType.sdkMode.rawValue])
+
     /// Which measurements run: `[0x05]`.
     public static let measurementStatus = PMDCommand(op: .getMeasurementStatus, type: nil, parameters: [])
 }

@@ -14,6 +14,10 @@ public struct PMDDecodedFrame: Hashable, Sendable {
     public let frame: PMDDataFrame
     /// Its samples with their times.
     public let data: PMDFrameData
+    /// About how many samples were lost between the previous frame of its kind and this one (a
+    /// notification that never came), judged from the time between them and the sample rate; 0
+    /// when none were, or when that cannot be told (a first frame, no rate).
+    public let missingSamples: Int
 }
 
 /// Reads the data characteristic's frames of one connection, as polar-ble-sdk's `BlePMDClient`
@@ -38,11 +42,24 @@ public struct PMDDecoder: Sendable {
         }
     }
 
+    /// How a frame's sample times are derived after frames were lost (see `missingSamples`).
+    public enum GapTiming: Hashable, Sendable {
+        /// As the SDK does: spread over the time since the previous frame, lost samples' time
+        /// and all, so that the samples after a loss seem slower.
+        case sdk
+        /// Counted back from the frame's timestamp at the sample rate, as for a first frame: the
+        /// samples keep their spacing, and the lost ones leave a gap in time.
+        case sampleRate
+    }
+
+    /// How sample times are derived after frames were lost: `sampleRate` unless told.
+    public var gapTiming: GapTiming
+
     private var settings: [PMDMeasurementType: StreamSettings] = [:]
     private var previous: [UInt16: UInt64] = [:]
 
-    /// A decoder that knows no measurement yet.
-    public init() {}
+    /// A decoder that knows no measurement yet, timing samples after a loss with `gapTiming`.
+    public init(gapTiming: GapTiming = .sampleRate) { self.gapTiming = gapTiming }
 
     /// `type` started with `selected` settings; `response` is the start response (its factor, if
     /// it reports one, scales some frame types).
@@ -88,8 +105,9 @@ public struct PMDDecoder: Sendable {
         switch frame.type {
         case .ecg:
             let values = try PMDECGValues.decode(frame)
+            let (previous, missing) = gap(frame, count: values.count, before: before, rate: stream.sampleRate)
             let times = try PMDTimestamps.times(
-                count: values.count, timestamp: frame.timestamp, previous: before,
+                count: values.count, timestamp: frame.timestamp, previous: previous,
                 sampleRate: stream.sampleRate)
             var samples: [PMDECGSample] = []
             samples.reserveCapacity(values.count)
@@ -97,12 +115,13 @@ public struct PMDDecoder: Sendable {
                 samples.append(
                     PMDECGSample(timestamp: time, microvolts: value.microvolts, status: value.status))
             }
-            return PMDDecodedFrame(frame: frame, data: .ecg(samples))
+            return PMDDecodedFrame(frame: frame, data: .ecg(samples), missingSamples: missing)
         case .acc:
             let values = try PMDACCValues.decode(frame, factor: stream.factor)
             let count = values.count / 3
+            let (previous, missing) = gap(frame, count: count, before: before, rate: stream.sampleRate)
             let times = try PMDTimestamps.times(
-                count: count, timestamp: frame.timestamp, previous: before, sampleRate: stream.sampleRate)
+                count: count, timestamp: frame.timestamp, previous: previous, sampleRate: stream.sampleRate)
             var samples: [PMDACCSample] = []
             samples.reserveCapacity(count)
             for index in 0..<count {
@@ -111,9 +130,21 @@ public struct PMDDecoder: Sendable {
                         timestamp: times[index], x: values[3 * index], y: values[3 * index + 1],
                         z: values[3 * index + 2]))
             }
-            return PMDDecodedFrame(frame: frame, data: .acc(samples))
+            return PMDDecodedFrame(frame: frame, data: .acc(samples), missingSamples: missing)
         default:
-            return PMDDecodedFrame(frame: frame, data: .other(frame))
+            return PMDDecodedFrame(frame: frame, data: .other(frame), missingSamples: 0)
         }
+    }
+
+    /// The previous timestamp to time `count` samples from, and how many samples seem lost since
+    /// it: a loss when the time since the previous frame holds half a frame (and 2 samples) or
+    /// more beyond this frame's samples at the nominal rate. A sensor's clock runs within a
+    /// fraction of a percent of its nominal rate, far from that.
+    private func gap(_ frame: PMDDataFrame, count: Int, before: UInt64?, rate: Int) -> (UInt64?, Int) {
+        guard let before, before != 0, frame.timestamp > before, rate > 0 else { return (before, 0) }
+        let spanned = min(Double(frame.timestamp - before) * Double(rate) / 1e9, 1e15)
+        let beyond = spanned - Double(count)
+        guard beyond >= max(2, Double(count) / 2) else { return (before, 0) }
+        return (gapTiming == .sdk ? before : nil, Int(beyond.rounded()))
     }
 }

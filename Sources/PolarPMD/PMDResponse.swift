@@ -216,6 +216,19 @@ public struct PMDResponse: Hashable, Sendable {
         }
     }
 
+    /// A measurement-status response's parameters (op 5): which measurements run, read as the
+    /// SDK's `readMeasurementStatus` reads them, each byte a type (its low six bits) and a state
+    /// (its top two). Types the SDK does not define are left out, as it leaves them out.
+    public func measurementStates() -> [PMDMeasurementType: PMDMeasurementState] {
+        var states: [PMDMeasurementType: PMDMeasurementState] = [:]
+        for byte in parameters {
+            let type = PMDMeasurementType(rawValue: byte)
+            guard type.name != nil, type != .sdkMode, type != .offlineRecording else { continue }
+            states[type] = PMDMeasurementState(statusByte: byte)
+        }
+        return states
+    }
+
     /// The response's bytes (for a simulated sensor, and tests): `more` and the parameters only
     /// when the status is success, as a sensor sends them.
     public static func encode(
@@ -224,6 +237,25 @@ public struct PMDResponse: Hashable, Sendable {
     ) -> [UInt8] {
         [marker, op.rawValue, type.rawValue, status.rawValue]
             + (status == .success ? [more ? 1 : 0] + parameters : [0])
+    }
+}
+
+/// Whether a measurement runs, from a status byte's top two bits (the SDK's
+/// `PmdActiveMeasurement`).
+public enum PMDMeasurementState: UInt8, Hashable, Sendable {
+    /// Neither streamed nor recorded.
+    case inactive = 0
+    /// Streamed.
+    case online = 1
+    /// Recorded on the sensor.
+    case offline = 2
+    /// Both.
+    case onlineAndOffline = 3
+
+    /// The state in bits 6 and 7 of `statusByte`.
+    public init(statusByte: UInt8) {
+        // Two bits give four values, all defined: the fallback is never taken.
+        self = PMDMeasurementState(rawValue: statusByte >> 6) ?? .inactive
     }
 }
 

@@ -235,4 +235,29 @@ import Testing
         #expect(PMDTime.isUnsetH10Clock(599_616_023_171_427_290))
         #expect(!PMDTime.isUnsetH10Clock(694_512_749_912_654_440))
     }
+
+    /// `PmdActiveMeasurementTest`: a status byte's top two bits.
+    @Test func measurementStates() throws {
+        #expect(
+            PMDMeasurementState(statusByte: 0x80) == .offline
+                && PMDMeasurementState(statusByte: 0xBF) == .offline)
+        #expect(
+            PMDMeasurementState(statusByte: 0x40) == .online
+                && PMDMeasurementState(statusByte: 0x7F) == .online)
+        #expect(PMDMeasurementState(statusByte: 0xC0) == .onlineAndOffline)
+        #expect(PMDMeasurementState(statusByte: 0xFF) == .onlineAndOffline)
+        #expect(
+            PMDMeasurementState(statusByte: 0x00) == .inactive
+                && PMDMeasurementState(statusByte: 0x3F) == .inactive)
+        let response = try PMDResponse(
+            decoding: PMDResponse.encode(
+                op: .getMeasurementStatus, type: .ecg, status: .success, parameters: [0x40, 0x02, 0x89, 0x3F])[
+                    ...])
+        #expect(response.measurementStates() == [.ecg: .online, .acc: .inactive])
+    }
+
+    @Test func sdkModeCommands() {
+        #expect(PMDCommand.startSDKMode.bytes == [0x02, 0x09])
+        #expect(PMDCommand.stopSDKMode.bytes == [0x03, 0x09])
+    }
 }

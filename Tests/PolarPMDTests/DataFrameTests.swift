@@ -280,4 +280,54 @@ import Testing
         decoder.reset()
         #expect(decoder.previousTimestamp(.acc, frameType: 3, compressed: true) == nil)
     }
+
+    /// A lost notification: the next frame's samples keep their spacing and say how many were
+    /// lost; with the SDK's timing they spread over the lost frame's time.
+    @Test func aLostFrame() throws {
+        let content = [UInt8](repeating: 0, count: 73 * 3)
+        let start: UInt64 = 700_000_000_000_000_000
+        let frameSpan: UInt64 = 561_538_462  // 73 samples at 130 Hz
+        for timing in [PMDDecoder.GapTiming.sampleRate, .sdk] {
+            var decoder = PMDDecoder(gapTiming: timing)
+            decoder.started(.ecg, selected: .h10ECG)
+            let first = try decoder.decode(
+                PMDDataFrame.encode(type: .ecg, timestamp: start, frameType: 0, content: content)[...])
+            #expect(first.missingSamples == 0)
+            let next = try decoder.decode(
+                PMDDataFrame.encode(type: .ecg, timestamp: start + frameSpan, frameType: 0, content: content)[
+                    ...])
+            #expect(next.missingSamples == 0)
+            // The third frame's notification is lost; the fourth comes.
+            let fourth = try decoder.decode(
+                PMDDataFrame.encode(
+                    type: .ecg, timestamp: start + 3 * frameSpan, frameType: 0, content: content)[...])
+            #expect(fourth.missingSamples == 73)
+            guard case .ecg(let samples) = fourth.data, let firstTime = samples.first?.timestamp else {
+                Issue.record("not ECG")
+                continue
+            }
+            let spacing = Double(samples[1].timestamp - firstTime)
+            switch timing {
+            case .sampleRate:
+                #expect(abs(spacing - 1e9 / 130) <= 1)
+                #expect(firstTime == start + 3 * frameSpan - 553_846_154)  // 72 intervals back
+            case .sdk:
+                #expect(abs(spacing - 2e9 / 130) <= 1)
+            }
+        }
+    }
+
+    /// A sensor's clock a little off its nominal rate is no loss.
+    @Test func aSlightlyFastClockLosesNothing() throws {
+        var decoder = PMDDecoder()
+        decoder.started(.acc, selected: .h10ACC(rate: 200, rangeG: 2))
+        let content = [UInt8](repeating: 1, count: 36 * 6)
+        var timestamp: UInt64 = 700_000_000_000_000_000
+        for _ in 0..<10 {
+            let decoded = try decoder.decode(
+                PMDDataFrame.encode(type: .acc, timestamp: timestamp, frameType: 1, content: content)[...])
+            #expect(decoded.missingSamples == 0)
+            timestamp += 36 * 5_000_000 * 1003 / 1000
+        }
+    }
 }
