@@ -9,7 +9,8 @@
 ///    exceeds 1.5 times the average, a QRS complex.
 /// 3. A QRS shorter than 0.4 times the mean QRS length is ignored (NeuroKit's mean is over the
 ///    whole recording, this one over the complexes so far); in the others, the most prominent
-///    local maximum of the cleaned signal is the R peak, kept when it comes more than 0.3 s after
+///    local maximum of the cleaned signal is the R peak (from 250 Hz on, moved to the highest
+///    sample within 6 ms before the high-pass: see `refined`), kept when it comes more than 0.3 s after
 ///    the last one (and after the stream's start, as NeuroKit's list starts at sample 0).
 ///
 /// Each peak is reported once its QRS has ended and the 0.75 s average has seen it: about 0.45 s
@@ -20,14 +21,17 @@ public struct RPeakDetector: Sendable {
     public let sampleRate: Double
 
     private let minimumDelay: Int
+    private let refinement: Int
     private var highPass: ButterworthHighPass
     private let powerlineKernel: [Double]
     private var powerlineRing: [Double]
+    private var unfilteredRing: [Double]
     private var powerlineFilled = 0
     private var smooth: CenteredMean
     private var average: CenteredMean
     private let capacity: Int
     private var cleaned: [Double]
+    private var unfiltered: [Double]
     private var times: [Int64]
     private var smoothed: [Double]
 
@@ -46,15 +50,20 @@ public struct RPeakDetector: Sendable {
     private var lastTime: Int64 = 0
     private var interval: Int64 = 0
 
-    /// A detector for samples at `sampleRate` Hz (above 2 Hz; the H10's ECG: 130).
+    /// A detector for samples at `sampleRate` Hz (the H10's ECG: 130); rates outside 10 to
+    /// 10,000 Hz, or not numbers, are taken as the nearest of those bounds.
     public init(sampleRate: Double) {
+        let sampleRate = sampleRate.isNaN ? 10 : min(max(sampleRate, 10), 10_000)
         self.sampleRate = sampleRate
         minimumDelay = Int((0.3 * sampleRate).rounded(.toNearestOrEven))
+        // 6 ms: none at 130 Hz, where the high-pass's lead is under half a sample.
+        refinement = Int(0.006 * sampleRate)
         highPass = ButterworthHighPass(order: 5, cutoff: 0.5, sampleRate: sampleRate)
         // NeuroKit: b = ones(int(fs / 50)) (2 below 100 Hz), filtfilt: b's autocorrelation.
         let taps = sampleRate >= 100 ? max(1, Int(sampleRate / 50)) : 2
         powerlineKernel = (-(taps - 1)...(taps - 1)).map { Double(taps - abs($0)) / Double(taps * taps) }
         powerlineRing = Array(repeating: 0, count: powerlineKernel.count)
+        unfilteredRing = powerlineRing
         let smoothSize = max(1, Int((0.1 * sampleRate).rounded(.toNearestOrEven)))
         let averageSize = max(1, Int((0.75 * sampleRate).rounded(.toNearestOrEven)))
         // numpy's "same" convolution with a boxcar of `size` covers (size - 1) / 2 samples after
@@ -65,6 +74,7 @@ public struct RPeakDetector: Sendable {
         while capacity < Int(6 * sampleRate) + 256 { capacity *= 2 }
         self.capacity = capacity
         cleaned = Array(repeating: 0, count: capacity)
+        unfiltered = cleaned
         times = Array(repeating: 0, count: capacity)
         smoothed = Array(repeating: 0, count: capacity)
     }
@@ -78,8 +88,10 @@ public struct RPeakDetector: Sendable {
     }
 
     /// The next sample: its value (microvolts) and its time (any unit and clock; PMD's sensor
-    /// nanoseconds). Returns the R peak whose QRS this sample closed, if any.
+    /// nanoseconds). Returns the R peak whose QRS this sample closed, if any. A value that is not
+    /// a finite number counts as the one before (it would poison the filters for good).
     public mutating func process(_ value: Double, time: Int64) -> RPeak? {
+        let value = value.isFinite ? value : lastRaw
         if rawCount > 0 { interval = time &- lastTime }
         lastRaw = value
         lastTime = time
@@ -107,21 +119,33 @@ public struct RPeakDetector: Sendable {
     private mutating func step(_ value: Double, limit: Int) -> RPeak? {
         let filtered = highPass.step(value)
         // Powerline smoothing: a centred kernel, the first value standing in before the start.
+        // The same smoothing of the samples before the high-pass: zero phase, for placing the peak.
         if powerlineFilled == 0 {
-            for index in 0..<(powerlineKernel.count / 2) { powerlineRing[index] = filtered }
+            for index in 0..<(powerlineKernel.count / 2) {
+                powerlineRing[index] = filtered
+                unfilteredRing[index] = value
+            }
             powerlineFilled = powerlineKernel.count / 2
         }
         if powerlineFilled < powerlineKernel.count {
             powerlineRing[powerlineFilled] = filtered
+            unfilteredRing[powerlineFilled] = value
             powerlineFilled += 1
             if powerlineFilled < powerlineKernel.count { return nil }
         } else {
             powerlineRing.removeFirst()
             powerlineRing.append(filtered)
+            unfilteredRing.removeFirst()
+            unfilteredRing.append(value)
         }
         var clean = 0.0
-        for (weight, sample) in zip(powerlineKernel, powerlineRing) { clean += weight * sample }
+        var smoothRaw = 0.0
+        for index in powerlineKernel.indices {
+            clean += powerlineKernel[index] * powerlineRing[index]
+            smoothRaw += powerlineKernel[index] * unfilteredRing[index]
+        }
         cleaned[cleanedCount & (capacity - 1)] = clean
+        unfiltered[cleanedCount & (capacity - 1)] = smoothRaw
         cleanedCount += 1
         // The gradient as numpy's: one-sided at the first sample, central after.
         guard cleanedCount >= 2 else { return nil }
@@ -166,13 +190,32 @@ public struct RPeakDetector: Sendable {
         // A complex longer than the buffers hold is noise, not a QRS.
         guard cleanedCount - start < capacity, length >= 3 else { return nil }
         guard let offset = mostProminentMaximum(from: start, count: length) else { return nil }
-        let index = start + offset
+        let index = refined(start + offset, within: start..<end)
         guard index - lastPeakIndex > minimumDelay, index < limit else { return nil }
         lastPeakIndex = index
         let time = times[index & (capacity - 1)]
         let rr = lastPeakTime.map { time &- $0 }
         lastPeakTime = time
         return RPeak(sampleIndex: index, time: time, rr: rr, amplitude: cleaned[index & (capacity - 1)])
+    }
+
+    /// The highest sample of the signal before the high-pass (smoothed like the rest) within
+    /// `refinement` samples of `index` and inside `bounds`.
+    ///
+    /// NeuroKit's cleaned signal is high-passed forwards and backwards (zero phase); the
+    /// forward-only high-pass here leads by 2 to 4 ms at QRS frequencies, which is under half a
+    /// sample at 130 Hz but a sample or two from 250 Hz on. The samples before the high-pass have
+    /// no lead, and within so few milliseconds a 0.5 Hz high-pass takes away only a constant.
+    private func refined(_ index: Int, within bounds: Range<Int>) -> Int {
+        guard refinement > 0 else { return index }
+        let mask = capacity - 1
+        var best = index
+        for candidate in max(
+            bounds.lowerBound, index - refinement)...min(bounds.upperBound - 1, index + refinement)
+        where unfiltered[candidate & mask] > unfiltered[best & mask] {
+            best = candidate
+        }
+        return best
     }
 
     /// The offset of the local maximum with the greatest prominence among `count` cleaned values

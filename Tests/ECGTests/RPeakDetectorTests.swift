@@ -61,22 +61,24 @@ import Testing
         for output in outputs { #expect(abs(output) < 1e-6) }
     }
 
-    @Test func peaksWhereTheBeatsAre() {
-        let rate = 130.0
+    @Test(arguments: [130.0, 250, 500]) func peaksWhereTheBeatsAre(rate: Double) {
         var peaks: [Double] = []
         var t = 0.8
         var index = 0
         while t < 60 {
             peaks.append(t)
             // 60 to 90 bpm, varying beat to beat.
-            t += [0.80, 0.72, 0.95, 0.67, 0.88, 1.0][index % 6]
+            t += [0.80, 0.72, 0.96, 0.68, 0.88, 1.0][index % 6]
             index += 1
         }
         let found = Self.detect(Self.ecg(seconds: 60, rate: rate, peaks: peaks, offset: 8000), rate: rate)
         #expect(found.count == peaks.count)
+        // Beats on a sample at 250 and 500 Hz (multiples of 40 ms): found there exactly. At 130 Hz
+        // they fall between samples: within one.
+        let tolerance = rate == 130 ? 1.000001 : 0.000001
         for (peak, truth) in zip(found, peaks) {
             #expect(
-                abs(Double(peak.sampleIndex) - truth * rate) <= 1,
+                abs(Double(peak.sampleIndex) - truth * rate) <= tolerance,
                 "peak \(peak.sampleIndex) for \(truth * rate)")
         }
         #expect(found.first?.rr == nil)
@@ -132,5 +134,17 @@ import Testing
         // White noise has no QRS: peaks may be found, but never closer than 0.3 s.
         let found = Self.detect((0..<1300).map { _ in 20 * noise() }, rate: 130)
         for (a, b) in zip(found, found.dropFirst()) { #expect(b.sampleIndex - a.sampleIndex > 39) }
+    }
+
+    @Test func valuesThatAreNotNumbersAndOddRates() {
+        let rate = 130.0
+        var samples = Self.ecg(seconds: 12, rate: rate, peaks: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+        samples[400] = .nan
+        samples[401] = .infinity
+        let found = Self.detect(samples, rate: rate)
+        #expect(found.count == 11)
+        #expect(RPeakDetector(sampleRate: .nan).sampleRate == 10)
+        #expect(RPeakDetector(sampleRate: 1e9).sampleRate == 10_000)
+        #expect(RPeakDetector(sampleRate: 0).sampleRate == 10)
     }
 }
