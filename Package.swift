@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "PolarPMDTests", dependencies: ["PolarPMD"], swiftSettings: strict),
         // R peaks found in an ECG as it streams (NeuroKit's gradient method). Pure Swift.
         .target(name: "ECG", swiftSettings: strict),
-        .testTarget(name: "ECGTests", dependencies: ["ECG"], swiftSettings: strict),
+        .testTarget(name: "ECGTests", dependencies: ["ECG", "PolarPMD"], swiftSettings: strict),
         // EDF+ (European Data Format) files: the header, the data records, the annotations.
         // Pure Swift: the caller writes the bytes.
         .target(name: "EDF", swiftSettings: strict),

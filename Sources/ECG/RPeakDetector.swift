@@ -47,6 +47,8 @@ public struct RPeakDetector: Sendable {
     private var lastPeakIndex = 0
     private var lastPeakTime: Int64?
     private var lastRaw = 0.0
+    private var finishing = false
+    private var thresholdFloor: Double?
     private var lastTime: Int64 = 0
     private var interval: Int64 = 0
 
@@ -100,12 +102,13 @@ public struct RPeakDetector: Sendable {
         return step(value, limit: Int.max)
     }
 
-    /// The peaks still held back at the end of a recording, found as though the last sample went
-    /// on; only peaks among the samples given count. The detector must be reset before more
-    /// samples.
+    /// The peaks still held back at the end of a recording (or before a gap), found as though the
+    /// last sample went on, the QRS threshold held where the real samples left it; only peaks
+    /// among the samples given count. The detector must be reset before more samples.
     public mutating func finish() -> [RPeak] {
         guard rawCount > 1 else { return [] }
         let real = rawCount
+        finishing = true
         var peaks: [RPeak] = []
         for _ in 0...(latency + 1) {
             lastTime = lastTime &+ interval
@@ -168,7 +171,10 @@ public struct RPeakDetector: Sendable {
         guard let averageValue = average.push(smoothValue) else { return nil }
         let index = averageCount
         averageCount += 1
-        let qrs = smoothed[index & (capacity - 1)] > 1.5 * averageValue
+        // While finishing, the padding's flat line would pull the average down until a P or T
+        // wave passed for a QRS: the threshold stays where the real samples left it.
+        if finishing && thresholdFloor == nil { thresholdFloor = averageValue }
+        let qrs = smoothed[index & (capacity - 1)] > 1.5 * max(averageValue, thresholdFloor ?? 0)
         defer { previousQRS = qrs }
         guard let previous = previousQRS else { return nil }
         if !previous && qrs {
