@@ -14,8 +14,9 @@
 ///    the last one (and after the stream's start, as NeuroKit's list starts at sample 0).
 ///
 /// Each peak is reported once its QRS has ended and the 0.75 s average has seen it: about 0.45 s
-/// after the peak's sample. Feed samples at the nominal rate without gaps; after a gap (a lost
-/// frame, a reconnection) call `reset`. Tests/ECGCheck compares it with neurokit2's `ecg_peaks`.
+/// after the peak's sample. Feed samples at the nominal rate without gaps; at a gap (a lost
+/// frame: `PMDDecodedFrame.missingSamples`; a reconnection) call `finish` for the peaks held
+/// back, then `reset`. Tests/ECGCheck compares it with neurokit2's `ecg_peaks`.
 public struct RPeakDetector: Sendable {
     /// Samples per second.
     public let sampleRate: Double
@@ -37,7 +38,6 @@ public struct RPeakDetector: Sendable {
 
     private var rawCount = 0
     private var cleanedCount = 0
-    private var gradientCount = 0
     private var smoothCount = 0
     private var averageCount = 0
     private var previousQRS: Bool?
@@ -164,7 +164,6 @@ public struct RPeakDetector: Sendable {
     }
 
     private mutating func gradient(_ absolute: Double, limit: Int) -> RPeak? {
-        gradientCount += 1
         guard let smoothValue = smooth.push(absolute) else { return nil }
         smoothed[smoothCount & (capacity - 1)] = smoothValue
         smoothCount += 1
