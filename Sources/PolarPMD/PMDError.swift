@@ -12,6 +12,8 @@ public struct PMDError: Error, Hashable, Sendable, CustomStringConvertible {
         case notFeatures = "pmd_not_features"
         /// A control-point value that does not start with 0xF0, a command response's marker.
         case notResponse = "pmd_not_response"
+        /// A feature read with no bitmask after its marker.
+        case truncatedFeatures = "pmd_truncated_features"
         /// A command response shorter than its four fixed bytes (marker, op, type, status).
         case truncatedResponse = "pmd_truncated_response"
         /// A continuation ("more") response for another op code or measurement type.

@@ -98,8 +98,8 @@ public struct PMDFeatures: Hashable, Sendable {
     /// The marker that starts a feature read.
     public static let marker: UInt8 = 0x0F
 
-    /// The features of a control-point read. Throws `empty` or `notFeatures`, and
-    /// `truncatedSetting` when the bitmask is missing.
+    /// The features of a control-point read. Throws `empty`, `notFeatures` or
+    /// `truncatedFeatures`.
     public init(decoding value: ArraySlice<UInt8>) throws(PMDError) {
         guard let first = value.first else {
             throw PMDError(.empty, "the control point's value has no bytes")
@@ -110,7 +110,7 @@ public struct PMDFeatures: Hashable, Sendable {
         }
         let mask = Array(value.dropFirst())
         guard !mask.isEmpty else {
-            throw PMDError(.truncatedSetting, offset: 1, "the feature read has no bitmask after 0x0F")
+            throw PMDError(.truncatedFeatures, offset: 1, "the feature read has no bitmask after 0x0F")
         }
         bitmask = mask
         types = PMDMeasurementType.known.filter { type in

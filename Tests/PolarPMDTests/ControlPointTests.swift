@@ -29,7 +29,7 @@ import Testing
             _ = try PMDFeatures(decoding: [0x0F][...])
             Issue.record("no bitmask accepted")
         } catch {
-            #expect(error.code == .truncatedSetting)
+            #expect(error.code == .truncatedFeatures)
             #expect(error.offset == 1)
         }
     }
