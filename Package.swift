@@ -95,6 +95,19 @@ let package = Package(
         .target(name: "OSC", swiftSettings: strict),
         .testTarget(name: "OSCTests", dependencies: ["OSC"], swiftSettings: strict),
 
+        // Polar's PMD (Polar Measurement Data) protocol as polar-ble-sdk defines it: features,
+        // commands, responses, ECG and acceleration frames (raw and delta-compressed) and their
+        // sample times. Pure Swift: no Foundation, no dependencies, no BlueZ.
+        .target(name: "PolarPMD", swiftSettings: strict),
+        .testTarget(name: "PolarPMDTests", dependencies: ["PolarPMD"], swiftSettings: strict),
+        // R peaks found in an ECG as it streams (NeuroKit's gradient method). Pure Swift.
+        .target(name: "ECG", swiftSettings: strict),
+        .testTarget(name: "ECGTests", dependencies: ["ECG", "PolarPMD"], swiftSettings: strict),
+        // EDF+ (European Data Format) files: the header, the data records, the annotations.
+        // Pure Swift: the caller writes the bytes.
+        .target(name: "EDF", swiftSettings: strict),
+        .testTarget(name: "EDFTests", dependencies: ["EDF"], swiftSettings: strict),
+
         // The outputs that carry dependencies of their own: MQTT (libmosquitto), --on-alert's
         // child processes, hrm serve's live feed. Each is an OutputProvider of the core's contract.
         .target(

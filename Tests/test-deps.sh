@@ -44,8 +44,9 @@ fi
 # The venvs of the independent Python readers, made once here, up front, rather than by the first
 # test that needs them (the tests make them with the same script when they are missing): hrm hrv
 # against hrv-analysis and neurokit2; hrm serve's WebSocket clients; `--osc`'s messages against python-osc; the FIT encoder's files
-# against Garmin's FIT SDK and fitdecode. PyPI out of reach is not fatal here: the tests say
-# SKIPPED and why.
+# against Garmin's FIT SDK and fitdecode; EDF+ files against pyedflib and MNE (the ECG detector's
+# check uses the hrv venv's neurokit2). PyPI out of reach is not fatal here: the tests say SKIPPED
+# and why.
 Tests/prepare-venv.sh hrv 600 "neurokit2 hrvanalysis" neurokit2 hrv-analysis ||
     echo "hrv-check: SKIPPED the venv for the independent HRV check: neurokit2 and hrv-analysis could not be installed; the tests try again, and say SKIPPED if they cannot"
 Tests/prepare-venv.sh serve 300 "websockets.sync.client" websockets ||
@@ -56,3 +57,5 @@ Tests/prepare-venv.sh metrics 300 "prometheus_client" prometheus-client ||
     echo "metrics-check: SKIPPED the venv for prometheus_client: it could not be installed; the tests try again, and say SKIPPED if they cannot"
 Tests/prepare-venv.sh fit 600 "garmin_fit_sdk fitdecode" garmin-fit-sdk fitdecode ||
     echo "fit-check: SKIPPED the venv for the independent FIT check: garmin-fit-sdk and fitdecode could not be installed; the tests try again, and say SKIPPED if they cannot"
+Tests/prepare-venv.sh edf 600 "pyedflib mne" pyedflib mne ||
+    echo "edf-check: SKIPPED the venv for the independent EDF+ check: pyedflib and mne could not be installed; the tests try again, and say SKIPPED if they cannot"

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-MODULES = ["HeartRate", "HRV", "FIT", "DBus", "BlueZ", "MQTT", "Threads", "Monitor", "OSC"]
+MODULES = ["HeartRate", "HRV", "FIT", "DBus", "BlueZ", "MQTT", "Threads", "Monitor", "OSC", "PolarPMD", "ECG", "EDF"]
 
 DECL_KEYWORDS = {
     "func", "init", "var", "let", "subscript", "typealias", "associatedtype",

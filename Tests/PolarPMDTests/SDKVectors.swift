@@ -1,0 +1,69 @@
+/// Byte vectors from polar-ble-sdk's own unit tests (Android, `AccDataTest`,
+/// `BlePmdClientParsersTest`), re-typed as test data, with the values those tests expect.
+enum SDKVectors {
+    /// 216 bytes.
+    static let accRawType1Content = bytes(
+        """
+        F7 FF FF FF E7 03 F8 FF FE FF E5 03 F9 FF FF FF E5 03 FA FF FF FF E6 03 FA FF FE FF E6 03 F9 FF
+        FF FF E5 03 F8 FF FF FF E6 03 F8 FF FE FF E6 03 FA FF FF FF E5 03 FA FF FF FF E7 03 FA FF FF FF
+        E5 03 F8 FF FF FF E6 03 F7 FF FF FF E6 03 F8 FF FE FF E6 03 F9 FF FE FF E7 03 F9 FF 00 00 E6 03
+        F9 FF FF FF E6 03 F7 FF FE FF E5 03 F9 FF FF FF E5 03 F9 FF FF FF E5 03 FA FF 00 00 E6 03 F9 FF
+        FE FF E6 03 F8 FF FF FF E6 03 F8 FF FF FF E5 03 F9 FF FF FF E6 03 F9 FF FF FF E5 03 FA FF FF FF
+        E6 03 F9 FF FF FF E5 03 F9 FF FF FF E5 03 F8 FF FE FF E6 03 F9 FF FF FF E6 03 F9 FF FF FF E6 03
+        F9 FF 00 00 E5 03 F9 FF FE FF E6 03 F8 FF FE FF E6 03 F7 FF FE FF E6 03
+        """)
+    /// 218 bytes.
+    static let accCompressedType0Content = bytes(
+        """
+        71 07 F0 6A 9E 8D 0A 38 BE 5C BE BA 2F 96 B3 EE 4B E5 AD FB 42 B9 EB BE 4C FE BA 2F 92 BF EE 4B
+        E4 B1 FB 12 B9 EC BD 3C 3E BB 2F 8F D3 DE 4B E3 B5 F7 D2 B8 ED BD 30 7E 7B 2F 8B E3 CE 8B E2 BA
+        F7 A2 B8 EE BC 20 BE 7B 2F 88 F3 CE CB E1 BD EF 52 F8 EF BC 18 FE 3B 2F 84 03 BF CB E0 C2 EF 32
+        B8 F0 BB 04 4E BC 2E 81 13 AF 0B E0 C6 EF F2 F7 F1 B9 FC 7D BC 2E 7D 27 9F 4B DF CA EB C2 F7 F2
+        B8 EC CD 7C 2E 7B 37 8F 4B DE CE E3 92 F7 F3 B8 E0 0D FD 2D 77 4B 7F CB DD D2 DF 62 37 F5 B7 D4
+        4D BD 2D 74 5B 6F CB DC D7 D7 32 37 F6 B5 C8 8D 7D 2D 71 6B 4F 4B DC DC D3 F2 36 F7 B4 BC DD FD
+        2C 6F 7B 3F 4B DB E0 CF D2 36 F8 B2 B0 2D BE 2C 6C 8F 1F CB DA E3 C7 A2 76 F9
+        """)
+    /// 11 bytes.
+    static let accCompressedType1Content = bytes(
+        """
+        F1 FF 14 00 F0 03 06 01 7B 0F 08
+        """)
+    /// 218 bytes.
+    static let delta32RealVector = bytes(
+        """
+        00 00 80 3F 00 00 20 41 00 00 A0 41 1C 06 00 00 A0 01 00 00 08 CD CC EC 0D 00 00 08 CD CC EC 3D
+        33 33 1A CD CC EC 3D 33 33 1A 00 00 C0 30 33 33 1A 00 00 C0 A0 99 99 DA 00 00 C0 A0 99 99 DA 66
+        66 A6 A1 99 99 DA 66 66 A6 01 00 00 0E 20 03 66 66 A6 01 00 00 E0 00 42 6C 45 0E 00 00 E0 00 42
+        6C 45 0E 2B F8 ED 21 00 00 60 FD BE 93 BA F0 93 9B 4C CF 1C 06 00 00 A0 01 00 00 08 CD CC EC 0D
+        00 00 08 CD CC EC 3D 33 33 1A CD CC EC 3D 33 33 1A 00 00 C0 30 33 33 1A 00 00 C0 A0 99 99 DA 00
+        00 C0 A0 99 99 DA 66 66 A6 A1 99 99 DA 66 66 A6 01 00 00 0E 20 03 66 66 A6 01 00 00 E0 00 42 6C
+        45 0E 00 00 E0 00 42 6C 45 0E 2B F8 ED 21 00 00 60 FD BE 93 BA F0 93 9B 4C CF
+        """)
+    /// 218 bytes.
+    static let delta32 = bytes(
+        """
+        02 00 00 00 19 32 99 E9 00 DA FE FF 20 11 17 32 99 E9 E7 A7 65 16 38 DB 06 46 E7 A7 65 16 38 DB
+        06 46 73 41 3B B8 7A 26 04 01 C9 0A FF 59 77 07 D1 32 87 BF 01 9F 21 3E 0D 91 E5 01 76 AD 21 3E
+        0D 91 E5 01 76 AD 92 01 38 CD E5 01 76 AD 92 01 38 CD 00 54 84 87 92 01 38 CD 00 54 84 87 78 CB
+        EE 40 00 54 84 87 78 CB EE 40 F1 DE CC 8B 78 CB EE 40 F1 DE CC 8B 17 32 99 E9 F1 DE CC 8B 17 32
+        99 E9 E7 A7 65 16 17 32 99 E9 E7 A7 65 16 38 DB 06 46 E7 A7 65 16 38 DB 06 46 73 41 3B B8 7A 26
+        04 01 C9 0A FF 59 77 07 D1 32 87 BF 01 9F 21 3E 0D 91 E5 01 76 AD 21 3E 0D 91 E5 01 76 AD 92 01
+        38 CD E5 01 76 AD 92 01 38 CD 00 54 84 87 92 01 38 CD 00 54 84 87 78 CB EE 40
+        """)
+    /// 218 bytes.
+    static let deltaMultipleBlocks = bytes(
+        """
+        C9 FF 12 00 11 00 03 09 41 FE 2B 0F 9C 0B BF 15 00 4F 00 04 1E F1 EF 00 F0 C1 23 E4 ED F4 D1 F1
+        F1 F5 FF 22 DE 31 00 F1 FE 21 02 1F 0E 2B 1F 00 E2 20 00 0E 02 E1 1E 20 FF F1 F1 02 C5 D0 02 E0
+        E1 02 03 0A 31 2E FB BA 90 2B AA 0E 23 40 9E 03 04 14 E3 EF F3 0F 02 1F 01 E0 0F 04 9E 13 E2 D0
+        04 E2 22 E2 C2 0E 20 0F 20 02 FE 00 0F 1C 32 EE 03 0A 89 00 07 08 7C 00 CE 2F E8 3A 9E 03 04 1E
+        01 00 11 19 4F 00 2F 12 FD 13 FF 0E 10 00 00 F1 C0 12 E4 EF 21 00 00 01 F1 FF FF 02 10 10 2B 51
+        0B 4E 31 FC 2E BF 31 14 EC 0E 2F 52 EF 03 0A 06 9E 04 0E 02 A8 88 EE E0 07 9A 00 04 0A 1F 21 1E
+        4E 2E FE C6 C0 02 EF 03 01 02 EE 11 03 0A F8 13 00 00 F0 40 BF A5 E7 00 76 00
+        """)
+
+    /// The bytes of hexadecimal pairs separated by white space.
+    static func bytes(_ text: String) -> [UInt8] {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { UInt8($0, radix: 16) }
+    }
+}
