@@ -102,11 +102,12 @@ let package = Package(
         .testTarget(name: "PolarPMDTests", dependencies: ["PolarPMD"], swiftSettings: strict),
         // R peaks found in an ECG as it streams (NeuroKit's gradient method). Pure Swift.
         .target(name: "ECG", swiftSettings: strict),
-        .testTarget(name: "ECGTests", dependencies: ["ECG", "PolarPMD"], swiftSettings: strict),
+        .testTarget(
+            name: "ECGTests", dependencies: ["ECG", "PolarPMD", "CheckerSupport"], swiftSettings: strict),
         // EDF+ (European Data Format) files: the header, the data records, the annotations.
         // Pure Swift: the caller writes the bytes.
         .target(name: "EDF", swiftSettings: strict),
-        .testTarget(name: "EDFTests", dependencies: ["EDF"], swiftSettings: strict),
+        .testTarget(name: "EDFTests", dependencies: ["EDF", "CheckerSupport"], swiftSettings: strict),
 
         // The outputs that carry dependencies of their own: MQTT (libmosquitto), --on-alert's
         // child processes, hrm serve's live feed. Each is an OutputProvider of the core's contract.
@@ -173,7 +174,7 @@ let package = Package(
 
         .testTarget(name: "HeartRateTests", dependencies: ["HeartRate"], swiftSettings: strict),
         .testTarget(name: "HRVTests", dependencies: ["HRV"], swiftSettings: strict),
-        .testTarget(name: "FITTests", dependencies: ["FIT"], swiftSettings: strict),
+        .testTarget(name: "FITTests", dependencies: ["FIT", "CheckerSupport"], swiftSettings: strict),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
@@ -209,6 +210,9 @@ let package = Package(
         // back-offs and deadlines tested without waiting in wall time. No Testing import, so that
         // `make release` (which builds every target) builds it too.
         .target(name: "ClockSupport", path: "Tests/ClockSupport", swiftSettings: strict),
+        // An independent checker's venv and run (Python readers of FIT, ECG, EDF+), for the pure
+        // libraries' test targets.
+        .target(name: "CheckerSupport", path: "Tests/CheckerSupport", swiftSettings: strict),
         .target(
             name: "BrokerSupport", dependencies: ["MQTT", "Spawn"], path: "Tests/BrokerSupport",
             swiftSettings: strict),

@@ -1,3 +1,4 @@
+import CheckerSupport
 import EDF
 import Foundation
 import Testing
@@ -8,57 +9,13 @@ import Testing
 /// network, no python3-venv) the tests say SKIPPED and why, and record a known issue: never a
 /// silent pass.
 @Suite struct EDFIndependentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = root.appendingPathComponent("Tests/EDFCheck/edf_check.py")
-    static let python = root.appendingPathComponent(".build/edf-venv/bin/python")
-
-    struct Result {
-        let status: Int32
-        let output: String
-    }
-
-    /// Runs `executable ARGUMENTS`; stdout and stderr together, through a file so nothing blocks.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "edf-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("output")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        try output.close()
-        return Result(status: status, output: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "")
-    }
+    /// The checker and its venv.
+    static let checker = IndependentChecker(
+        venv: "edf", modules: ["pyedflib", "mne"], packages: ["pyedflib", "mne"],
+        script: "Tests/EDFCheck/edf_check.py")
 
     /// nil when the venv is ready, else why not: made (or found wanting) once per test process.
-    static let venv = Task { await prepareVenv() }
-
-    static func prepareVenv() async -> String? {
-        do {
-            let result = try await run(
-                root.appendingPathComponent("Tests/prepare-venv.sh").path,
-                ["edf", "600", "pyedflib mne", "pyedflib", "mne"])
-            guard result.status == 0 else {
-                let tail = result.output.split(separator: "\n").suffix(3).joined(separator: " | ")
-                return
-                    "the venv .build/edf-venv (pyedflib, mne) could not be made (status \(result.status)): \(tail)"
-            }
-            return nil
-        } catch {
-            return "the venv .build/edf-venv could not be made: \(error)"
-        }
-    }
+    static let venv = Task { await checker.prepare() }
 
     /// What the readers must find in `file` (see edf_check.py): every signal's header fields and
     /// samples as physical values (clipped to the range, the last record padded with the last
@@ -116,8 +73,7 @@ import Testing
         try Data(EDFWriter.bytes(file)).write(to: path)
         try JSONSerialization.data(withJSONObject: Self.expectations(file), options: [.sortedKeys]).write(
             to: expected)
-        let result = try await Self.run(
-            Self.python.path, [Self.script.path, path.path, "--expect-json", expected.path])
+        let result = try await Self.checker.check([path.path, "--expect-json", expected.path])
         for line in result.output.split(separator: "\n")
         where line.contains("FAIL") || line.contains("SKIPPED") || line.hasPrefix("edf-check: PASS (") {
             print("\(name): \(line)")

@@ -1,3 +1,4 @@
+import CheckerSupport
 import FIT
 import Foundation
 import Testing
@@ -7,57 +8,13 @@ import Testing
 /// the first of these tests when it is missing. Without it (no network, no python3-venv) the tests
 /// say SKIPPED and why, and record a known issue: never a silent pass.
 @Suite struct FITIndependentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let script = root.appendingPathComponent("Tests/FITCheck/fit_check.py")
-    static let python = root.appendingPathComponent(".build/fit-venv/bin/python")
-
-    struct Result {
-        let status: Int32
-        let output: String
-    }
-
-    /// Runs `executable ARGUMENTS`; stdout and stderr together, through a file so nothing blocks.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "fit-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("output")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        try output.close()
-        return Result(status: status, output: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "")
-    }
+    /// The checker and its venv.
+    static let checker = IndependentChecker(
+        venv: "fit", modules: ["garmin_fit_sdk", "fitdecode"], packages: ["garmin-fit-sdk", "fitdecode"],
+        script: "Tests/FITCheck/fit_check.py")
 
     /// nil when the venv is ready, else why not: made (or found wanting) once per test process.
-    static let venv = Task { await prepareVenv() }
-
-    static func prepareVenv() async -> String? {
-        do {
-            let result = try await run(
-                root.appendingPathComponent("Tests/prepare-venv.sh").path,
-                ["fit", "600", "garmin_fit_sdk fitdecode", "garmin-fit-sdk", "fitdecode"])
-            guard result.status == 0 else {
-                let tail = result.output.split(separator: "\n").suffix(3).joined(separator: " | ")
-                return
-                    "the venv .build/fit-venv (garmin-fit-sdk, fitdecode) could not be made (status \(result.status)): \(tail)"
-            }
-            return nil
-        } catch {
-            return "the venv .build/fit-venv could not be made: \(error)"
-        }
-    }
+    static let venv = Task { await checker.prepare() }
 
     /// What fit_check.py compares the readers' findings with (see its docstring).
     static func expectations(_ activity: FITActivity) -> [String: Any] {
@@ -104,8 +61,7 @@ import Testing
         try JSONSerialization.data(withJSONObject: Self.expectations(activity), options: [.sortedKeys]).write(
             to: expected)
 
-        let result = try await Self.run(
-            Self.python.path, [Self.script.path, file.path, "--expect-json", expected.path])
+        let result = try await Self.checker.check([file.path, "--expect-json", expected.path])
         for line in result.output.split(separator: "\n")
         where line.contains("FAIL") || line.contains("SKIPPED") || line.hasPrefix("fit-check: PASS (") {
             print("\(name): \(line)")
