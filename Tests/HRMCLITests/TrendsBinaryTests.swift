@@ -336,6 +336,14 @@ import Testing
         #expect(objects.map { $0["device"] as? String } == Array(repeating: Self.other, count: 3))
         #expect(objects.map { Self.number($0["sessions"]) } == [0, 1, 0])
         #expect(!other.stderr.contains("recorded longest"), "\(other.stderr)")
+        // A strap without a session in the period: said, nothing printed.
+        let quiet = try await Self.trends(library, ["--days", "1", "--device", "other"])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(quiet.stdout.isEmpty)
+        #expect(
+            quiet.stderr
+                == "hrm trends: no sessions of D2:4B:7E:10:20:99 \"Other Strap\" today\n",
+            "\(quiet.stderr)")
         let none = try await Self.trends(library, ["--device", "AA:BB:CC:DD:EE:FF"])
         #expect(none.status == 64)
         #expect(none.stderr.contains("matches no strap of the library"), "\(none.stderr)")
@@ -352,6 +360,20 @@ import Testing
             result.stderr
                 == "hrm trends: no recordings in \(library.sessions.path) yet (hrm record makes them)\n",
             "\(result.stderr)")
+        // A session, but none in the period.
+        let old = Planned(daysAgo: 40, seconds: 60, bpm: 60, step: 3)
+        let start = Self.start(old, today: Self.today)
+        try Self.recording(old, start: start).write(
+            to: library.sessions.appendingPathComponent(
+                SessionLibraryBinaryTests.fileName(start, device: old.device)),
+            atomically: false, encoding: .utf8)
+        let none = try await Self.trends(library, ["--json"])
+        #expect(none.status == 0)
+        #expect(none.stdout.isEmpty)
+        #expect(
+            none.stderr.hasSuffix(
+                "hrm trends: no sessions in the last 30 days in \(library.sessions.path)\n"),
+            "\(none.stderr)")
         let bad = try await Self.trends(library, ["--by", "month"])
         #expect(bad.status == 64)
     }

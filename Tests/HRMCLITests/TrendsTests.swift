@@ -3,6 +3,8 @@ import HRV
 import SessionLibrary
 import Testing
 
+@testable import HRMCLI
+
 /// `Trends`' arithmetic on its own: UTC days and ISO weeks against Foundation's calendar, and the
 /// grouping of days into weeks.
 @Suite struct TrendsTests {
@@ -76,5 +78,31 @@ import Testing
         let days = Trends.periods(of: sessions, days: 3, today: thursday, by: .day)
         #expect(days.map(\.label) == ["2026-11-24", "2026-11-25", "2026-11-26"])
         #expect(days.map(\.hasData) == [false, true, true])
+    }
+
+    /// A sparkline on its own range, `·` for a period without a value, a flat series in the
+    /// middle; too many periods for the width are folded into blocks of their mean.
+    @Test func theChartScalesFoldsAndMarksGaps() {
+        #expect(TrendsChart.sparkline([60, nil, 66, 63, 61.5]) == "▁·█▅▃")
+        #expect(TrendsChart.sparkline([5, 5, nil]) == "▄▄·")
+        #expect(TrendsChart.sparkline([nil, nil]) == "··")
+        #expect(TrendsChart.cells([1, nil, 3, nil, nil, nil, 10], perCell: 3) == [2, nil, 10])
+        let periods = (0..<365).map { day in
+            Trends.Period(
+                label: Trends.date(day), firstDay: day, days: 1, sessions: day % 2, recordedSeconds: 60,
+                restingBPM: day % 2 == 1 ? Double(50 + day % 10) : nil, zoneSeconds: nil)
+        }
+        let chart = TrendsChart.lines(periods, zones: [0, 1, 2, 3, 4, 5], columns: 80)
+        #expect(chart.perBlock > 1)
+        #expect(chart.lines.allSatisfy { $0.count <= 80 }, "\(chart.lines)")
+        #expect(
+            chart.lines.map { String($0.prefix(10)) } == [
+                "resting HR", "RMSSD     ", "ln RMSSD  ", "alpha1    ", "recorded  ",
+            ])
+        #expect(chart.lines[0].hasSuffix("latest 53.0 bpm  range 51.0-59.0"), "\(chart.lines[0])")
+        #expect(chart.lines[1].hasSuffix("  no data"), "\(chart.lines[1])")
+        #expect(chart.lines[4].hasSuffix("latest 1 min  range 1-1"), "\(chart.lines[4])")
+        #expect(TrendsChart.text(52, 1) == "52.0")
+        #expect(TrendsChart.text(3.5, 2) == "3.50")
     }
 }

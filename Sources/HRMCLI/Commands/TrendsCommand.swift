@@ -78,11 +78,10 @@ public struct TrendsCommand: ParsableCommand {
                 sessions.append((Trends.day(ofMilliseconds: summary.start), summary))
             }
         }
+        let period = days == 1 ? "today" : "in the last \(days) days"
         let inPeriod = sessions.filter { $0.day >= first && $0.day <= today }
         guard let strap = try strap(among: sessions.map(\.summary), inPeriod: inPeriod.map(\.summary)) else {
-            StandardOutput.diagnostic(
-                "hrm trends: no sessions in the last \(days) days in \(folder.path)"
-                    + (device == nil ? "" : " of that strap"))
+            StandardOutput.diagnostic("hrm trends: no sessions \(period) in \(folder.path)")
             return
         }
         let own = inPeriod.flatMap { session in
@@ -92,7 +91,7 @@ public struct TrendsCommand: ParsableCommand {
         }
         guard !own.isEmpty else {
             StandardOutput.diagnostic(
-                "hrm trends: no sessions of \(StrapChoice.label(strap)) in the last \(days) days")
+                "hrm trends: no sessions of \(StrapChoice.label(strap)) \(period)")
             return
         }
         let periods = Trends.periods(of: own, days: days, today: today, by: by == .day ? .day : .week)

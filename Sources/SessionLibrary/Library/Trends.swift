@@ -46,6 +46,24 @@ package enum Trends {
         /// Seconds in each zone (0 below zone 1); nil when no session of the period had zones.
         package var zoneSeconds: [Int: Int]?
 
+        /// Every stored property, as given.
+        package init(
+            label: String, firstDay: Int, days: Int, sessions: Int, recordedSeconds: Double,
+            restingBPM: Double? = nil, rmssd: Double? = nil, lnRMSSD: Double? = nil, alpha1: Double? = nil,
+            zoneSeconds: [Int: Int]?
+        ) {
+            self.label = label
+            self.firstDay = firstDay
+            self.days = days
+            self.sessions = sessions
+            self.recordedSeconds = recordedSeconds
+            self.restingBPM = restingBPM
+            self.rmssd = rmssd
+            self.lnRMSSD = lnRMSSD
+            self.alpha1 = alpha1
+            self.zoneSeconds = zoneSeconds
+        }
+
         /// Whether any session fell in the period.
         package var hasData: Bool { sessions > 0 }
     }
