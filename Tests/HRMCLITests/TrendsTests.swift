@@ -86,6 +86,8 @@ import Testing
         #expect(TrendsChart.sparkline([60, nil, 66, 63, 61.5]) == "▁·█▅▃")
         #expect(TrendsChart.sparkline([5, 5, nil]) == "▄▄·")
         #expect(TrendsChart.sparkline([nil, nil]) == "··")
+        #expect(TrendsChart.sparkline([59.99, 60.01, nil], resolution: 1) == "▄▄·")
+        #expect(TrendsChart.sparkline([59, 60], resolution: 1) == "▁█")
         #expect(TrendsChart.cells([1, nil, 3, nil, nil, nil, 10], perCell: 3) == [2, nil, 10])
         let periods = (0..<365).map { day in
             Trends.Period(

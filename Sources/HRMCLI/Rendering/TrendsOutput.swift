@@ -107,7 +107,10 @@ enum TrendsChart {
         let perCell = max((periods.count + room - 1) / room, 1)
         let lines = zip(rows, tails).map { row, tail in
             let name = row.name + String(repeating: " ", count: nameWidth - row.name.count)
-            return name + "  " + sparkline(cells(row.values, perCell: perCell)) + "  " + tail
+            var resolution = 1.0
+            for _ in 0..<row.places { resolution /= 10 }
+            return name + "  " + sparkline(cells(row.values, perCell: perCell), resolution: resolution) + "  "
+                + tail
         }
         return (lines, perCell)
     }
@@ -131,8 +134,10 @@ enum TrendsChart {
         }
     }
 
-    /// The values on the scale of their own range (a flat series in the middle), `·` for nil.
-    static func sparkline(_ values: [Double?]) -> String {
+    /// The values on the scale of their own range, `·` for nil; a series that spans less than
+    /// `resolution` (the figure's last decimal shown) is flat, in the middle: 59.99 and 60.01
+    /// minutes are both "60" in the range, and not drawn as the bottom and the top.
+    static func sparkline(_ values: [Double?], resolution: Double = 0) -> String {
         let present = values.compactMap { $0 }
         let low = present.min() ?? 0
         let high = present.max() ?? 0
@@ -140,7 +145,7 @@ enum TrendsChart {
         return String(
             values.map { value -> Character in
                 guard let value else { return gap }
-                guard high > low else { return blocks[blocks.count / 2 - 1] }
+                guard high - low >= resolution, high > low else { return blocks[blocks.count / 2 - 1] }
                 let level = Int(((value - low) / (high - low) * Double(blocks.count - 1)).rounded())
                 return blocks[min(max(level, 0), blocks.count - 1)]
             })
