@@ -88,6 +88,8 @@ import Testing
         #expect(TrendsChart.sparkline([nil, nil]) == "··")
         #expect(TrendsChart.sparkline([59.99, 60.01, nil], resolution: 1) == "▄▄·")
         #expect(TrendsChart.sparkline([59, 60], resolution: 1) == "▁█")
+        #expect(TrendsChart.sparkline([-1e308, 1e308, 0]) == "▄▄▄")
+        #expect(TrendsChart.text(1e300, 0) == "1e+300")
         #expect(TrendsChart.cells([1, nil, 3, nil, nil, nil, 10], perCell: 3) == [2, nil, 10])
         let periods = (0..<365).map { day in
             Trends.Period(

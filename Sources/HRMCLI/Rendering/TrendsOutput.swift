@@ -75,14 +75,17 @@ enum TrendsChart {
     }
 
     static func rows(_ periods: [Trends.Period], zones: [Int]) -> [Row] {
+        // The index is a file anyone can edit: a value that is not a number is no value.
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
         var rows = [
-            Row(name: "resting HR", unit: "bpm", places: 1, values: periods.map(\.restingBPM)),
-            Row(name: "RMSSD", unit: "ms", places: 1, values: periods.map(\.rmssd)),
-            Row(name: "ln RMSSD", unit: "", places: 2, values: periods.map(\.lnRMSSD)),
-            Row(name: "alpha1", unit: "", places: 2, values: periods.map(\.alpha1)),
+            Row(name: "resting HR", unit: "bpm", places: 1, values: periods.map { finite($0.restingBPM) }),
+            Row(name: "RMSSD", unit: "ms", places: 1, values: periods.map { finite($0.rmssd) }),
+            Row(name: "ln RMSSD", unit: "", places: 2, values: periods.map { finite($0.lnRMSSD) }),
+            Row(name: "alpha1", unit: "", places: 2, values: periods.map { finite($0.alpha1) }),
         ]
         for zone in zones {
-            let values = periods.map { period in period.zoneSeconds.map { Double($0[zone] ?? 0) / 60 } }
+            let values = periods.map { period in finite(period.zoneSeconds.map { Double($0[zone] ?? 0) / 60 })
+            }
             // A zone no session reached is not drawn: a flat row of nothing says nothing.
             guard values.contains(where: { ($0 ?? 0) > 0 }) else { continue }
             rows.append(Row(name: "zone \(zone)", unit: "min", places: 0, values: values))
@@ -90,7 +93,7 @@ enum TrendsChart {
         rows.append(
             Row(
                 name: "recorded", unit: "min", places: 0,
-                values: periods.map { $0.hasData ? $0.recordedSeconds / 60 : nil }))
+                values: periods.map { $0.hasData ? finite($0.recordedSeconds / 60) : nil }))
         return rows
     }
 
@@ -145,15 +148,21 @@ enum TrendsChart {
         return String(
             values.map { value -> Character in
                 guard let value else { return gap }
-                guard high - low >= resolution, high > low else { return blocks[blocks.count / 2 - 1] }
-                let level = Int(((value - low) / (high - low) * Double(blocks.count - 1)).rounded())
+                // A span past Double's range (an edited index) is drawn flat rather than trapped.
+                guard high - low >= resolution, high > low, (high - low).isFinite else {
+                    return blocks[blocks.count / 2 - 1]
+                }
+                let scaled = ((value - low) / (high - low) * Double(blocks.count - 1)).rounded()
+                guard scaled.isFinite else { return blocks[blocks.count / 2 - 1] }
+                let level = Int(scaled)
                 return blocks[min(max(level, 0), blocks.count - 1)]
             })
     }
 
     static func text(_ value: Double, _ places: Int) -> String {
-        if places == 0 { return String(Int(value.rounded())) }
         let rounded = TrendsOutput.round(value, places)
+        guard rounded.isFinite, rounded.magnitude < 1e15 else { return String(rounded) }
+        if places == 0 { return String(Int64(rounded)) }
         var text = String(rounded)
         // Fixed decimals: 52.0, not 52; Double prints at most as many as it has.
         if let dot = text.firstIndex(of: ".") {
