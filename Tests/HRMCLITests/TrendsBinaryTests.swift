@@ -326,6 +326,35 @@ import Testing
         #expect(row("zone 3") == nil)
     }
 
+    /// Through a pipe the chart is the same text at 80 columns: by week a block a week, and a
+    /// year by day folded into blocks of several days, each row within the 80 (the first line
+    /// names the strap, whatever its length).
+    @Test func weeksAndAYearAsText() async throws {
+        let today = Self.today
+        let library = try Self.library(today: today)
+        defer { library.remove() }
+        let weeks = try await Self.trends(library, ["--by", "week", "--days", "20"])
+        #expect(weeks.status == 0, "\(weeks.stderr)")
+        let json = WatchBinaryTests.lines(
+            try await Self.trends(library, ["--by", "week", "--days", "20", "--json"]).stdout)
+        #expect(
+            weeks.stdoutLines.first
+                == "D2:4B:7E:10:20:30 \"Test H10\": \(json.count) weeks to \(Self.day(today)), 6 sessions",
+            "\(weeks.stdout)")
+        let resting = try #require(weeks.stdoutLines.first { $0.hasPrefix("resting HR ") })
+        // A block (or a gap mark) per week, between the name and the latest value.
+        let blocks = resting.dropFirst("resting HR  ".count).prefix { $0 != " " }
+        #expect(blocks.count == json.count, "\(resting)")
+        #expect(blocks.allSatisfy { "▁▂▃▄▅▆▇█·".contains($0) }, "\(resting)")
+        let year = try await Self.trends(library, ["--days", "365"])
+        #expect(year.status == 0, "\(year.stderr)")
+        #expect(
+            year.stdoutLines.first?.contains("365 days to \(Self.day(today)), 7 sessions (a block is ")
+                == true, "\(year.stdout)")
+        #expect(year.stdoutLines.dropFirst().allSatisfy { $0.count <= 80 }, "\(year.stdout)")
+        #expect(year.stdoutLines.count == 7, "\(year.stdout)")
+    }
+
     @Test func deviceChoosesAStrap() async throws {
         let today = Self.today
         let library = try Self.library(today: today)
