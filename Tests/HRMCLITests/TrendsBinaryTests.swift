@@ -346,6 +346,10 @@ import Testing
         let blocks = resting.dropFirst("resting HR  ".count).prefix { $0 != " " }
         #expect(blocks.count == json.count, "\(resting)")
         #expect(blocks.allSatisfy { "▁▂▃▄▅▆▇█·".contains($0) }, "\(resting)")
+        let one = try await Self.trends(library, ["--days", "1"])
+        #expect(
+            one.stdoutLines.first?.hasSuffix(": 1 day to \(Self.day(today)), 1 session") == true,
+            "\(one.stdout)")
         let year = try await Self.trends(library, ["--days", "365"])
         #expect(year.status == 0, "\(year.stderr)")
         #expect(

@@ -109,7 +109,10 @@ public struct TrendsCommand: ParsableCommand {
         } else {
             let chart = TrendsChart.lines(periods, zones: zones, columns: TerminalWidth.current())
             let unit = by == .day ? "day" : "week"
-            let span = by == .day ? "\(days) days" : "\(periods.count) weeks"
+            let span =
+                by == .day
+                ? "\(days) day\(days == 1 ? "" : "s")"
+                : "\(periods.count) week\(periods.count == 1 ? "" : "s")"
             // A year by day does not fit a terminal: each block is then the mean of several.
             let blocks = chart.perBlock > 1 ? " (a block is \(chart.perBlock) \(unit)s)" : ""
             output.line(
