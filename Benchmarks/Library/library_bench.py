@@ -7,6 +7,7 @@ measures with the built hrm:
 
   - indexing from nothing: `hrm sessions` with no index (seconds, and MB of recordings per second);
   - listing from the index: `hrm sessions`, median of ROUNDS (the issue's target: <= 0.5 s);
+  - `hrm trends` over every day since the first recording, from the index;
   - what `hrm record` adds at the end of a session: `hrm sessions` with one new recording to index,
     less a listing with none (one file read, one transaction);
   - the reader: `hrm export --format fit` and `--format csv` and `hrm hrv` of one 24-hour
@@ -169,6 +170,14 @@ def main():
           f"{'PASS' if listing <= 0.5 else 'MISS'})")
     times = [run(args.hrm, ["sessions", "--json"], data)[0] for _ in range(args.rounds)]
     print(f"  listing, --json         {statistics.median(times) * 1000:6.0f} ms")
+
+    # hrm trends over every day of the recordings (they start on FIRST_START, not today).
+    span = int(time.time() * 1000 - FIRST_START) // DAY_MS + 1
+    elapsed, result = run(args.hrm, ["trends", "--json", "--days", str(span)], data)
+    if len(result.stdout.splitlines()) != span:
+        sys.exit(f"hrm trends --days {span} printed {len(result.stdout.splitlines())} days: {result.stderr}")
+    times = [run(args.hrm, ["trends", "--days", str(span)], data)[0] for _ in range(args.rounds)]
+    print(f"  hrm trends --days {span}  {statistics.median(times) * 1000:5.0f} ms  (median of {args.rounds})")
 
     # What hrm record adds: one new recording indexed, against a listing with nothing new.
     work = os.path.join(data, "work")

@@ -84,27 +84,8 @@ public struct SessionsCommand: ParsableCommand {
 
     public func run() throws {
         StandardOutput.prepare()
-        guard let folder = SessionsFolder.fromEnvironment() else {
-            StandardOutput.diagnostic(
-                "hrm sessions: neither XDG_DATA_HOME nor HOME is set to an absolute path")
-            throw ExitCode(66)
-        }
         let (from, to) = try bounds(now: Timestamp.now().millisecondsSinceEpoch)
-        let progress = ProgressLine()
-        let reporter = SessionLibraryIndex.Reporter(
-            say: { line in
-                progress.clear()
-                StandardOutput.diagnostic("hrm sessions: \(line)")
-            }, progress: progress.enabled ? progress.show : nil)
-        let found: [LibraryEntry]?
-        do throws(SessionsFolder.Unreadable) {
-            found = try SessionLibraryIndex.entries(of: folder, reindex: reindex, reporter: reporter)
-        } catch {
-            progress.clear()
-            StandardOutput.diagnostic("hrm sessions: \(error)")
-            throw ExitCode(66)
-        }
-        progress.clear()
+        let (folder, found) = try Self.libraryEntries(command: "hrm sessions", reindex: reindex)
         guard let entries = found, !entries.isEmpty else {
             // On stderr: stdout stays empty for a script, which reads no sessions there.
             StandardOutput.diagnostic(
@@ -136,6 +117,33 @@ public struct SessionsCommand: ParsableCommand {
             }
         }
         output.flush()
+    }
+
+    /// The sessions folder and its entries, newest first, from the index brought up to date
+    /// (`hrm sessions` and `hrm trends` alike): what the listing says goes to stderr under
+    /// `command`'s name, with a progress line on a terminal. Exit 66 when the folder cannot be
+    /// found or listed; nil entries when it does not exist yet.
+    static func libraryEntries(command: String, reindex: Bool) throws -> (SessionsFolder, [LibraryEntry]?) {
+        guard let folder = SessionsFolder.fromEnvironment() else {
+            StandardOutput.diagnostic("\(command): neither XDG_DATA_HOME nor HOME is set to an absolute path")
+            throw ExitCode(66)
+        }
+        let progress = ProgressLine(command: command)
+        let reporter = SessionLibraryIndex.Reporter(
+            say: { line in
+                progress.clear()
+                StandardOutput.diagnostic("\(command): \(line)")
+            }, progress: progress.enabled ? progress.show : nil)
+        let found: [LibraryEntry]?
+        do throws(SessionsFolder.Unreadable) {
+            found = try SessionLibraryIndex.entries(of: folder, reindex: reindex, reporter: reporter)
+        } catch {
+            progress.clear()
+            StandardOutput.diagnostic("\(command): \(error)")
+            throw ExitCode(66)
+        }
+        progress.clear()
+        return (folder, found)
     }
 
     /// `--since` and `--until` as milliseconds since the epoch (a half-open range); throws the
@@ -228,15 +236,19 @@ public struct SessionsCommand: ParsableCommand {
 /// written over itself, taken off before any other line and at the end.
 final class ProgressLine {
     let enabled = isatty(STDERR_FILENO) == 1
+    /// `hrm sessions`: the line's first words.
+    private let command: String
     private var shown = false
     private var lastPercent = -1
+
+    init(command: String) { self.command = command }
 
     func show(_ read: Int, _ of: Int) {
         let percent = of > 0 ? read * 100 / of : 100
         guard percent != lastPercent else { return }
         lastPercent = percent
         shown = true
-        write("\r\u{1B}[Khrm sessions: indexing \(read)/\(of) (\(percent) %)")
+        write("\r\u{1B}[K\(command): indexing \(read)/\(of) (\(percent) %)")
     }
 
     func clear() {
