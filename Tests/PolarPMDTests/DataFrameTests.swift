@@ -104,7 +104,10 @@ import Testing
         // The next frame counts from this one's timestamp: 73 samples over 73/130 s.
         let next = PMDDataFrame.encode(
             type: .ecg, timestamp: timestamp + 561_538_462, frameType: 0, content: content)
-        guard case .ecg(let later) = try decoder.decode(next[...]).data else { return }
+        guard case .ecg(let later) = try decoder.decode(next[...]).data else {
+            Issue.record("the next frame is not ECG")
+            return
+        }
         #expect(later.first?.timestamp == timestamp + 7_692_308)
         #expect(decoder.previousTimestamp(.ecg, frameType: 0, compressed: false) == timestamp + 561_538_462)
     }
