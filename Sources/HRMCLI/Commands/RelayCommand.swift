@@ -31,11 +31,7 @@ public struct RelayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Logging") public var log: LogOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Record the session to this new file (JSON lines with the raw notifications; see hrm record).",
-            valueName: "path"))
-    public var record: String?
+    @OptionGroup public var recordFile: RecordFileOption
 
     public init() {}
 
@@ -44,7 +40,7 @@ public struct RelayCommand: AsyncParsableCommand {
         try arguments.applyConfigFile(command: "relay")
         arguments.outputs.relay.relay = true
         let status = await WatchSession.run(
-            arguments.options(command: "relay", recording: record.map { .file($0) }))
+            arguments.options(command: "relay", recording: recordFile.recording))
         if status != 0 { throw ExitCode(status) }
     }
 }

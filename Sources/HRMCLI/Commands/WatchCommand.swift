@@ -52,11 +52,7 @@ public struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Logging") public var log: LogOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Record the session to this new file (JSON lines with the raw notifications; see hrm record).",
-            valueName: "path"))
-    public var record: String?
+    @OptionGroup public var recordFile: RecordFileOption
 
     public init() {}
 
@@ -64,7 +60,7 @@ public struct WatchCommand: AsyncParsableCommand {
         StandardOutput.prepare()
         try arguments.applyConfigFile(command: "watch")
         let status = await WatchSession.run(
-            arguments.options(command: "watch", recording: record.map { .file($0) }))
+            arguments.options(command: "watch", recording: recordFile.recording))
         if status != 0 { throw ExitCode(status) }
     }
 }
