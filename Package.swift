@@ -70,7 +70,8 @@ let package = Package(
         .target(
             name: "Monitor",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "Threads", .product(name: "Logging", package: "swift-log"),
+                "BlueZ", "HeartRate", "HRV", "PolarPMD", "ECG", "Threads",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -185,7 +186,7 @@ let package = Package(
             name: "HRMCLITests",
             dependencies: [
                 "HRMCLI", "Monitor", "SessionLibrary", "Outputs", "HeartRate", "HRV", "InputFiles",
-                "BrokerSupport",
+                "PolarPMD", "BrokerSupport",
                 "ClockSupport",
                 "Threads",
                 .product(name: "Logging", package: "swift-log"),

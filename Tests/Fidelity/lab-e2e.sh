@@ -72,3 +72,30 @@ if [ -n "${LAB_SPARE2:-}" ]; then
         org.freedesktop.DBus.Properties.Get string:org.bluez.LEAdvertisingManager1 \
         string:ActiveInstances | tail -1 | awk '{print "relay-advertisements-after " $3}'
 fi
+
+# --ecg on a strap without Polar's PMD service (#24): said once, heart rate goes on.
+echo "== ecg without pmd"
+timeout 90 $HRM watch --json --ecg --count 3 --adapter hci0 --scan-timeout 30 "Lab HRM" > /tmp/ecg.jsonl
+echo "ecg-status $?"
+grep '"code":"pmd_unavailable"' /tmp/ecg.jsonl | head -1
+grep -c '"type":"measurement"' /tmp/ecg.jsonl | sed 's/^/ecg-measurements /'
+report_disconnected ecg
+
+# hrm pair / unpair (#24) through real bluetoothd 5.66: hrm's agent (NoInputNoOutput) registered
+# for the call, Pair, Trusted; then RemoveDevice. (The lab's controllers do not encrypt, so what
+# pairing protects is not checked here: hrm-sim plays that.)
+property() {
+    dbus-send --system --print-reply --dest=org.bluez $STRAP org.freedesktop.DBus.Properties.Get \
+        string:org.bluez.Device1 "string:$1" 2>/dev/null | tail -1 | awk '{print $3}'
+}
+echo "== pair"
+timeout 120 $HRM pair --adapter hci0 --scan-timeout 30 "Lab HRM"
+echo "pair-status $?"
+echo "pair-paired $(property Paired)"
+echo "pair-trusted $(property Trusted)"
+timeout 60 $HRM pair --adapter hci0 --scan-timeout 30 "Lab HRM"
+echo "pair-again-status $?"
+report_disconnected pair
+timeout 60 $HRM unpair --adapter hci0 00:AA:01:01:00:01
+echo "unpair-status $?"
+echo "unpair-paired-after $(property Paired)"

@@ -69,7 +69,7 @@ struct LiveRenderer: EventRenderer {
             return redraw()
         case .relay(let state, let consumer):
             return scroll(paint("-- \(WatchText.relay(state, consumer))", dim: true))
-        case .device, .error:
+        case .device, .error, .ecg, .acc, .ecgBeat:
             return nil
         }
     }
