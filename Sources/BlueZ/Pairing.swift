@@ -132,7 +132,7 @@ extension BlueZClient {
                 error.code == .bluez ? .pairingFailed : error.code,
                 "bluetoothd refused hrm's pairing agent: \(error.message)", dbusName: error.dbusName)
         }
-        logger.debug("pairing agent registered", metadata: ["path": "\(path)"])
+        logger.info("pairing agent registered", metadata: ["path": "\(path)"])
         return path
     }
 
