@@ -67,7 +67,8 @@ public struct WatchArguments: ParsableArguments, Sendable {
         WatchOptions(
             command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
             limits: limits.runLimits, bluetooth: bluetooth.choice, reconnect: !noReconnect, share: share,
-            sensorStreams: sensors.streams, scanTimeout: search.chosenScanTimeout, hrv: hrv.settings,
+            sensorStreams: sensors.streams, scanTimeout: search.chosenScanTimeout,
+            hrv: sensors.hrv(hrv.settings),
             zones: zones.chosen, alertAbove: outputs.alerts.alertAbove, alertBelow: outputs.alerts.alertBelow,
             maximumHeartRate: zones.maxHr,
             outputs: (recording.map { [RecordingOutput(choice: $0)] } ?? []) + outputs.requested,
