@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "HeartRate", targets: ["HeartRate"]),
         .library(name: "HRV", targets: ["HRV"]),
         .library(name: "DBus", targets: ["DBus"]),
+        // For the benchmarks' package (make bench-ecg).
+        .library(name: "PolarPMD", targets: ["PolarPMD"]),
+        .library(name: "ECG", targets: ["ECG"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
