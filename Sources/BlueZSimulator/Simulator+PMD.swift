@@ -87,10 +87,22 @@ extension Simulator {
             log.record("pmd-unanswered-ended", ["path": call.path.rawValue, "member": "WriteValue"])
             throw BlueZError.failed("Operation failed")
         }
+        nextPMDCommand += 1
+        let number = nextPMDCommand
+        devices[devicePath]?.pmdCommands.append((number, bytes))
         call.afterReply {
-            Task { await self.pmdCommand(devicePath, bytes) }
+            Task { await self.runPMDCommands(devicePath, through: number) }
         }
         return []
+    }
+
+    /// Runs the commands written up to the one numbered `number` (whose reply is out), in the
+    /// order written, however the tasks that run them are scheduled.
+    func runPMDCommands(_ devicePath: ObjectPath, through number: Int) {
+        while let next = devices[devicePath]?.pmdCommands.first, next.number <= number {
+            devices[devicePath]?.pmdCommands.removeFirst()
+            pmdCommand(devicePath, next.bytes)
+        }
     }
 
     /// Runs a command written to the control point and indicates its response.
@@ -330,6 +342,7 @@ extension Simulator {
 
     /// Stops every stream of the device (the link went, bluetoothd restarted, the simulator stops).
     func stopPMD(_ devicePath: ObjectPath, reason: String) {
+        devices[devicePath]?.pmdCommands = []
         guard let streams = devices[devicePath]?.pmdStreams else { return }
         for key in streams.keys.sorted() {
             stopPMDStream(devicePath, PMDMeasurementType(rawValue: key), reason: reason)

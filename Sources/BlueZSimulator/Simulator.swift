@@ -95,6 +95,8 @@ public actor Simulator {
         var pairing: (number: Int, sender: String, end: CheckedContinuation<PairingOutcome, Never>)? = nil
         /// The PMD measurements streaming, by measurement type.
         var pmdStreams: [UInt8: PMDStream] = [:]
+        /// Commands written to the PMD control point and not run yet, numbered, in the order written.
+        var pmdCommands: [(number: Int, bytes: [UInt8])] = []
     }
 
     /// How a Pair() under way ends.
@@ -160,6 +162,8 @@ public actor Simulator {
             [:]
     /// Numbers PMD stream starts, so that a stopped stream's late frame is not sent.
     var nextPMDGeneration = 0
+    /// Numbers PMD commands, so that each runs after its own reply and in the order written.
+    var nextPMDCommand = 0
 
     public init(scenario: Scenario, busAddress: String, log: SimulatorLog, timing: Timing = Timing()) {
         self.scenario = scenario
