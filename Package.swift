@@ -57,7 +57,9 @@ let package = Package(
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
         .target(
             name: "BlueZSimulator",
-            dependencies: ["DBus", "HeartRate", "InputFiles", "Spawn", "CInstallPrefix", "Threads"],
+            dependencies: [
+                "DBus", "HeartRate", "PolarPMD", "InputFiles", "Spawn", "CInstallPrefix", "Threads",
+            ],
             swiftSettings: strict),
         // The PREFIX `make release` builds for (a C define: Swift defines carry no values), where an
         // installed hrm-sim looks for its scenarios when they are not beside its bin folder.
@@ -183,7 +185,8 @@ let package = Package(
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate", "Spawn"],
+            name: "BlueZSimulatorTests",
+            dependencies: ["BlueZSimulator", "HeartRate", "PolarPMD", "ECG", "Spawn"],
             swiftSettings: strict),
         .testTarget(
             name: "HRMCLITests",
