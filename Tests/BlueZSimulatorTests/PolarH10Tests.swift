@@ -312,7 +312,10 @@ import Testing
     ])
     func aStrapThatDoesNotPair(pairing: String, error: String, message: String) async throws {
         try await Self.withH10(
-            Self.scenario { $0.pairing = pairing }, adjustTiming: { $0.pairingTimeout = 0.3 }
+            Self.scenario {
+                $0.pairing = pairing
+                $0.pairingTimeout = 0.3
+            }
         ) { rig, _ in
             try await rig.registerAgent()
             let failed = await Self.failure { try await rig.pair() }
