@@ -148,6 +148,9 @@ public struct Scenario: Codable, Sendable, Equatable {
         /// pairing: AuthenticationFailed), `reject` (AuthenticationRejected) or `timeout` (no
         /// answer: AuthenticationTimeout after the kernel's 30 s SMP timeout).
         public var pairing: String = "just-works"
+        /// With `pairing: timeout`, how long the pairing goes unanswered before it fails, in
+        /// seconds; nil: the kernel's SMP timeout, 30 s.
+        public var pairingTimeout: Double? = nil
         /// Paired (and bonded) from an earlier session: Paired and Bonded true from the start, and
         /// in GetManagedObjects before any scan, as bluetoothd keeps paired devices.
         public var paired: Bool = false
@@ -389,7 +392,7 @@ extension Scenario.Device {
         case address, addressType, adapter, name, rssi, txPower, uuids, manufacturerData, appearance
         case appearAt, vanishAt, known, location, battery, deviceInformation, heartRate, mtu, drops
         case connectFailures, connectDelay, acquireNotify, callFailures, acquireFd, valueType
-        case profile, pairing, paired, bonds, pmd
+        case profile, pairing, pairingTimeout, paired, bonds, pmd
     }
 
     public init(from decoder: any Decoder) throws {
@@ -423,6 +426,7 @@ extension Scenario.Device {
         d.valueType = try c.decodeIfPresent(String.self, forKey: .valueType) ?? d.valueType
         d.profile = try c.decodeIfPresent(String.self, forKey: .profile)
         d.pairing = try c.decodeIfPresent(String.self, forKey: .pairing) ?? d.pairing
+        d.pairingTimeout = try c.decodeIfPresent(Double.self, forKey: .pairingTimeout)
         d.paired = try c.decodeIfPresent(Bool.self, forKey: .paired) ?? d.paired
         d.bonds = try c.decodeIfPresent(Bool.self, forKey: .bonds) ?? d.bonds
         d.pmd = try c.decodeIfPresent(Scenario.PMD.self, forKey: .pmd)

@@ -147,6 +147,11 @@ extension Scenario {
                 Pairing(rawValue: device.pairing) != nil,
                 "\(path).pairing: '\(device.pairing)' is not "
                     + Pairing.allCases.map(\.rawValue).joined(separator: ", "))
+            if let timeout = device.pairingTimeout {
+                check(
+                    timeout.isFinite && (0...Self.longestWait).contains(timeout),
+                    "\(path).pairingTimeout: 0 to \(Int(Self.longestWait)) seconds")
+            }
             if let pmd = device.pmd {
                 check(
                     pmd.ecgAmplitude.isFinite && (0...100_000).contains(pmd.ecgAmplitude),

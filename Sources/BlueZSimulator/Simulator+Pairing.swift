@@ -100,7 +100,11 @@ extension Simulator {
                         : (timing.pairing, .paired)
                 case .refuse: (timing.pairing, .failed(BlueZError.authenticationFailed))
                 case .reject: (timing.pairing, .failed(BlueZError.authenticationRejected))
-                case .timeout: (timing.pairingTimeout, .failed(BlueZError.authenticationTimeout))
+                case .timeout:
+                    (
+                        device.spec.pairingTimeout ?? timing.pairingTimeout,
+                        .failed(BlueZError.authenticationTimeout)
+                    )
                 }
             Task {
                 try? await Task.sleep(for: .seconds(delay))

@@ -312,7 +312,10 @@ import Testing
     ])
     func aStrapThatDoesNotPair(pairing: String, error: String, message: String) async throws {
         try await Self.withH10(
-            Self.scenario { $0.pairing = pairing }, adjustTiming: { $0.pairingTimeout = 0.3 }
+            Self.scenario {
+                $0.pairing = pairing
+                $0.pairingTimeout = 0.3
+            }
         ) { rig, _ in
             try await rig.registerAgent()
             let failed = await Self.failure { try await rig.pair() }
@@ -678,5 +681,51 @@ import Testing
         #expect(decoded.devices.first?.name == "Mine", "the scenario's own values stay")
         #expect(decoded.devices.first?.mtu == 100)
         #expect(decoded.devices.first?.pmd == Scenario.PMD())
+    }
+
+    /// Commands written one after another, without waiting for their responses, are answered
+    /// in the order written.
+    @Test func responsesComeInTheOrderWritten() async throws {
+        try await Self.withH10(Self.scenario { $0.paired = true }) { rig, iterator in
+            try await rig.subscribe()
+            try await rig.write(PMDCommand.getSettings(.acc).bytes)
+            try await rig.write(PMDCommand.getSettings(.ecg).bytes)
+            try await rig.write(PMDCommand.stop(.acc).bytes)
+            let types = [
+                try await Self.nextResponse(&iterator, rig), try await Self.nextResponse(&iterator, rig),
+                try await Self.nextResponse(&iterator, rig),
+            ].map { "\($0.op.map(\.name) ?? "?") \($0.type)" }
+            #expect(
+                types == [
+                    "get_measurement_settings acc", "get_measurement_settings ecg", "stop_measurement acc",
+                ])
+        }
+    }
+
+    /// An unanswered write is let go after `Timing.unansweredWrite` even while its caller stays.
+    @Test func anUnansweredWriteIsNotHeldForEver() async throws {
+        try await Self.withH10(Self.scenario(), adjustTiming: { $0.unansweredWrite = 0.3 }) { rig, _ in
+            let write = await Self.failure {
+                try await rig.write(PMDCommand.getSettings(.ecg).bytes, timeout: .milliseconds(200))
+            }
+            #expect(write?.code == .noReply)
+            let ended = try await Self.waitForEntry(rig.log) {
+                $0["event"] as? String == "pmd-unanswered-ended"
+            }
+            #expect(ended, "let go while its caller is still on the bus")
+        }
+    }
+
+    /// Pairing outlives bluetoothd's restart: the strap, paired in this run, is listed again
+    /// with Paired true.
+    @Test func pairingOutlivesARestart() async throws {
+        try await Self.withH10(Self.scenario()) { rig, _ in
+            try await rig.registerAgent()
+            try await rig.pair()
+            await rig.simulator.restartBluetoothd(downFor: 0.1)
+            let objects = try await rig.client.managedObjects(destination: "org.bluez")
+            #expect(objects[Self.device]?[Self.deviceInterface.rawValue]?["Paired"] == .boolean(true))
+            #expect(objects[Self.device]?[Self.deviceInterface.rawValue]?["Connected"] == .boolean(false))
+        }
     }
 }
