@@ -41,18 +41,26 @@ let benchmarks: @Sendable () -> Void = {
         let t = Double(index) / 200
         return [Int32(40 * sin(t)), Int32(-20 * cos(t)), 1000 + Int32(15 * noise())]
     }
-    let accRaw: [[UInt8]] = stride(from: 0, to: acc.count / 3 - 35, by: 36).map { sample in
-        PMDDataFrame.encode(
-            type: .acc, timestamp: start + UInt64(sample + 35) * 5_000_000, frameType: 1,
-            content: PMDACCValues.encodeRaw(Array(acc[(3 * sample)..<(3 * (sample + 36))]), frameType: 1)
-                ?? [])
+    /// The acceleration cut in frames of 36 samples, as an H10 sends them at its MTU.
+    func accFrames(compressed: Bool) -> [[UInt8]] {
+        var frames: [[UInt8]] = []
+        var sample = 0
+        while sample + 36 <= acc.count / 3 {
+            let values = Array(acc[(3 * sample)..<(3 * (sample + 36))])
+            let content: [UInt8] =
+                compressed
+                ? PMDDeltaCoding.encode(values, channels: 3, resolution: 16)
+                : PMDACCValues.encodeRaw(values, frameType: 1) ?? []
+            let timestamp: UInt64 = start + UInt64(sample + 35) * 5_000_000
+            frames.append(
+                PMDDataFrame.encode(
+                    type: .acc, timestamp: timestamp, frameType: 1, compressed: compressed, content: content))
+            sample += 36
+        }
+        return frames
     }
-    let accCompressed: [[UInt8]] = stride(from: 0, to: acc.count / 3 - 35, by: 36).map { sample in
-        PMDDataFrame.encode(
-            type: .acc, timestamp: start + UInt64(sample + 35) * 5_000_000, frameType: 1, compressed: true,
-            content: PMDDeltaCoding.encode(
-                Array(acc[(3 * sample)..<(3 * (sample + 36))]), channels: 3, resolution: 16))
-    }
+    let accRaw = accFrames(compressed: false)
+    let accCompressed = accFrames(compressed: true)
 
     /// Decodes frames until `samples` samples went through.
     func decode(_ frames: [[UInt8]], samples: Int, perFrame: Int, type: PMDMeasurementType, rate: Int) -> Int

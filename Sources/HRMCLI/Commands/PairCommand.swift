@@ -72,8 +72,10 @@ struct Pairing: Sendable {
         } catch {
             status = report(error)
         }
-        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent.
-        await Task { [ours] in if let ours { try? await client.requestDisconnect(ours) } }.value
+        // Outside the (perhaps cancelled) task: a cancelled task's calls are not sent. Waited for
+        // (2-3 s on real BlueZ), unlike watch's: `hrm pair X && hrm watch X` would otherwise meet a
+        // link that goes down under it.
+        await Task { [ours] in if let ours { try? await client.disconnect(ours) } }.value
         await client.close()
         return status
     }
