@@ -13,7 +13,8 @@ enum ReadinessOutput {
         }
     }
 
-    /// The lines of a scored reading taken at `time`.
+    /// The lines of a scored reading taken at `time`. ln RMSSD has three decimals: with two, a
+    /// value just below its band's low end would read as that end.
     static func text(_ figures: ReadinessFigures, baseline: ReadinessBaseline, time: Timestamp) -> [String] {
         let share = percent(figures.correctedBeats, of: figures.beats)
         var lines = [
@@ -21,7 +22,7 @@ enum ReadinessOutput {
                 + "\(figures.correctedBeats) corrected (\(share) %)"
         ]
         let ln =
-            "ln RMSSD    " + pad(fixed(figures.lnRMSSD, 2) + " (RMSSD " + fixed(figures.rmssd, 1) + " ms)")
+            "ln RMSSD    " + pad(fixed(figures.lnRMSSD, 3) + " (RMSSD " + fixed(figures.rmssd, 1) + " ms)")
         let resting = "resting HR  " + pad(fixed(figures.restingHR, 1) + " bpm")
         guard let lnBand = baseline.lnRMSSD, let restingBand = baseline.restingHR else {
             lines.append(ln.trimmingTrailingSpaces)
@@ -32,7 +33,7 @@ enum ReadinessOutput {
                     + "\(ReadinessBaseline.minimumReadings) needed (a reading each morning adds one)")
             return lines
         }
-        lines.append(ln + band(lnBand, figures.lnRMSSD, places: 2))
+        lines.append(ln + band(lnBand, figures.lnRMSSD, places: 3))
         lines.append(resting + band(restingBand, figures.restingHR, places: 1))
         let week = baseline.readings7Days
         let month = baseline.readings30Days
@@ -128,7 +129,7 @@ enum ReadinessOutput {
     }
 
     private static func pad(_ text: String) -> String {
-        text.count >= 22 ? text : text + String(repeating: " ", count: 22 - text.count)
+        text.count >= 23 ? text : text + String(repeating: " ", count: 23 - text.count)
     }
 
     /// `2026-11-26 07:12 UTC`.
