@@ -82,6 +82,10 @@ struct ServePageBrowserTests {
                         $0.count == 1 && $0[0].live
                     }
                     #expect(try await plain.evaluate(background) == "rgb(17, 17, 17)")
+                    // A link to /trends for a person in a browser; none over an OBS scene.
+                    let link = "String(!document.getElementById('trends-link').hidden)"
+                    #expect(try await plain.evaluate(link) == "true")
+                    #expect(try await tab.evaluate(link) == "false")
                     let asked = try await browser.open(serve.url + "?bg=transparent")
                     _ = try await asked.tiles("a live tile with ?bg=transparent") {
                         $0.count == 1 && $0[0].live
