@@ -20,8 +20,8 @@ public struct ReadinessCommand: AsyncParsableCommand {
             and the resting heart rate, which here is the mean heart rate over the reading \
             (60000 / the mean NN interval; not hrm trends' lowest 5 minutes of a session). Each is \
             set against your baseline: the mean of your readings of the last 7 days, with a \
-            normal range of ±1 standard deviation of the last 30 days' readings around it, and \
-            said to be within your normal range, lower than usual or higher than usual. Until \
+            normal range around it one standard deviation (of the last 30 days' readings) wide \
+            either side, and said to be within your normal range, lower than usual or higher than usual. Until \
             the last 7 days hold 3 readings the baseline is still being built (hrm says how many \
             it has). Every strap's readings count: HRV is the person's.
 
