@@ -179,6 +179,73 @@ import Testing
         #expect(result.stderr.contains("not scored: too few beats: 24 over"), "\(result.stderr)")
     }
 
+    /// SIGTERM once hrm says to lie still, against hrm-sim's 1 Hz strap (its reading would take
+    /// a minute): not scored, exit 1, and the recording kept without a result.
+    @Test func anInterruptedReadingIsNotScored() async throws {
+        let library = try Library()
+        defer { library.remove() }
+        let script = """
+            "\(HRMProcess.binary.path)" readiness --json --duration 1m 2>"$XDG_DATA_HOME/stderr" &
+            pid=$!
+            until grep -q 'Lie still' "$XDG_DATA_HOME/stderr" 2>/dev/null; do
+                kill -0 $pid 2>/dev/null || break
+                sleep 0.05
+            done
+            kill -TERM $pid; wait $pid; echo "exit $?"; cat "$XDG_DATA_HOME/stderr"
+            """
+        let result = try await HRMProcess.runUnderSim(
+            "basic", [], shell: script, environment: library.environment, patience: .seconds(60))
+        #expect(result.stdoutLines.contains("exit 1"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("interrupted before the reading was complete: not scored"),
+            "\(result.stdout)")
+        #expect(!result.stdout.contains("\"type\":\"readiness\""), "no result: \(result.stdout)")
+        let files = try Self.recordings(library)
+        try #require(files.count == 1)
+        let lines = WatchBinaryTests.lines(try String(contentsOf: files[0], encoding: .utf8))
+        #expect(lines.first?["command"] as? String == "readiness")
+        #expect(!lines.contains { $0["type"] as? String == "readiness" })
+    }
+
+    @Test func noStrapMeansNoReading() async throws {
+        let library = try Library()
+        defer { library.remove() }
+        let result = try await HRMProcess.runUnderSim(
+            "basic", ["readiness", "--scan-timeout", "1", "C0:FF:EE:99:99:99"],
+            environment: library.environment)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("C0:FF:EE:99:99:99"), "\(result.stderr)")
+        #expect(try Self.recordings(library).isEmpty, "nothing recorded")
+    }
+
+    /// On a terminal (util-linux `script`): the countdown is one line redrawn in place, gone
+    /// before the result; no plain "left" lines.
+    @Test func onATerminalTheCountdownIsOneLine() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
+            Issue.record("/usr/bin/script is not installed (Debian's bsdutils, an essential package)")
+            return
+        }
+        let library = try Library()
+        defer { library.remove() }
+        let result = try await HRMProcess.runUnderSim(
+            "morning", [],
+            shell:
+                "TERM=xterm /usr/bin/script -qefc \"'\(HRMProcess.binary.path)' readiness --duration 1m\" /dev/null",
+            environment: library.environment, patience: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = result.stdout
+        #expect(
+            text.contains(/\r\u{1B}\[K  0:[0-5][0-9] left  5[0-9] bpm  lie still/), "\(text.debugDescription)"
+        )
+        #expect(!text.contains("hrm readiness: 0:30 left"), "\(text.debugDescription)")
+        // The countdown is taken off before the result.
+        let shown = try #require(text.range(of: "Readiness "))
+        let before = text[..<shown.lowerBound]
+        let lastDraw = try #require(before.range(of: "lie still", options: .backwards))
+        #expect(before[lastDraw.upperBound...].contains("\r\u{1B}[K"), "\(text.debugDescription)")
+    }
+
     @Test func aDurationOutsideOneToTenMinutesIsAUsageError() async throws {
         for value in ["30s", "11m", "-5", "soon"] {
             let result = try await HRMProcess.run(["readiness", "--duration", value])

@@ -32,6 +32,9 @@ struct ReadinessProgress: EventRenderer {
         case .measurement:
             let progress = collector.progress
             guard event.device == progress.device else { return nil }
+            // Over: the countdown goes (the beats that come while the strap is let go are not
+            // the reading's).
+            if progress.ending != nil { return finish() }
             let left = max(collector.wanted - progress.covered / 1000, 0)
             if live { return line(left, bpm: progress.bpm) }
             // At each 30 s of beats left (1:30, 1:00, 0:30), not once the reading is over.
@@ -70,7 +73,10 @@ struct ReadinessProgress: EventRenderer {
     }
 
     mutating func resume() -> String? {
-        guard live, drawn else { return nil }
+        guard live, drawn, collector.progress.ending == nil else {
+            drawn = false
+            return nil
+        }
         let progress = collector.progress
         return line(max(collector.wanted - progress.covered / 1000, 0), bpm: progress.bpm)
     }
