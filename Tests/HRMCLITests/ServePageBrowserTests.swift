@@ -382,6 +382,29 @@ struct ServePageBrowserTests {
                         try png.write(
                             to: ServePageBrowserTests.root.appendingPathComponent("docs/serve-trends.png"))
                     }
+                    // Bad queries and a strap the library does not have, as the page's own fetch sees them.
+                    let statuses = try await tab.evaluate(
+                        """
+                        Promise.all(["trends?days=0", "trends?by=month", "trends?device=nobody", "trends?by=week"]
+                          .map((u) => fetch(u).then((r) => r.status))).then((s) => s.join())
+                        """, awaitPromise: true)
+                    #expect(statuses == "400,400,404,200")
+                    // By week: a point per week that has a value.
+                    let weeks = WatchBinaryTests.lines(
+                        try await TrendsBinaryTests.trends(library, ["--json", "--by", "week"]).stdout)
+                    try await tab.navigate(serve.url + "trends?by=week")
+                    var weekly: [Chart] = []
+                    let weekDeadline = ContinuousClock.now + Patience.long
+                    while weekly.first?.periods.first?.contains("-W") != true,
+                        ContinuousClock.now < weekDeadline
+                    {
+                        let json = (try? await tab.evaluate(Self.script)) ?? "[]"
+                        weekly = (try? JSONDecoder().decode([Chart].self, from: Data(json.utf8))) ?? []
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    let restingWeeks = weeks.filter { TrendsBinaryTests.number($0["resting_bpm"]) != nil }
+                    #expect(weekly.first?.figure == "resting HR")
+                    #expect(weekly.first?.periods == restingWeeks.map { $0["period"] as? String ?? "" })
                 }
             }
         }
