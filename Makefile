@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-watch-floor bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
+.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo demo-readiness bench bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-watch-floor bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -80,6 +80,11 @@ deps:
 DEMO_SCENARIO ?= basic
 demo: build
 	.build/debug/hrm-sim --scenario $(DEMO_SCENARIO) -- .build/debug/hrm watch --duration 20
+
+# hrm readiness against hrm-sim's resting strap (2 minutes of beats in about a second), in a
+# session library of its own under .build, never yours: three runs and its baseline is built.
+demo-readiness: build
+	XDG_DATA_HOME=$(CURDIR)/.build/demo-data .build/debug/hrm-sim --scenario morning -- .build/debug/hrm readiness
 
 SERVE_SUITES = ServeBinaryTests|ServePageBrowserTests|ServeFeedTests|ServeMetricsTests
 

@@ -21,7 +21,7 @@ public struct HRM: AsyncParsableCommand {
         version: HRMVersion.current,
         subcommands: [
             ScanCommand.self, WatchCommand.self, RecordCommand.self, RelayCommand.self, SessionsCommand.self,
-            TrendsCommand.self, ExportCommand.self,
+            TrendsCommand.self, ReadinessCommand.self, ExportCommand.self,
             ResetEnergyCommand.self, PairCommand.self, UnpairCommand.self,
             DecodeCommand.self, HRVCommand.self, TeamCommand.self, ServeCommand.self, ForgetCommand.self,
             ConfigCommand.self,

@@ -71,6 +71,9 @@ enum Page {
         .offline .heart path { fill: none; stroke: currentColor; stroke-width: 1.6; }  /* hollow: no signal */
         .offline .bpm, .offline .graph, .offline .zone { opacity: .45; }
         .tile:not(.offline) .offline-text { display: none; }
+        /* Outside OBS, a way to the session library's charts (never on a stream: hidden there). */
+        #trends-link { position: fixed; right: .8em; bottom: .5em; font-size: 14px; color: #8ab4f8;
+          text-shadow: none; opacity: .75; }
         /* ?show= decides which parts appear at all (see the script). */
         body:not(.show-heart) .heart, body:not(.show-bpm) .bpm, body:not(.show-bpm) .unit,
         body:not(.show-zone) .zone, body:not(.show-graph) .graph, body:not(.show-rr) .rr,
@@ -79,6 +82,7 @@ enum Page {
         </style></head>
         <body>
         <main id="tiles"></main>
+        <a id="trends-link" href="trends" hidden>trends</a>
         <template id="tile"><section class="tile">
           <div class="main">
             <svg class="heart" viewBox="0 0 24 24" aria-hidden="true"><path d="M12 21C5 15.6 2 12.3 2 8.4A5 5 0 0 1 12 6a5 5 0 0 1 10 2.4c0 3.9-3 7.2-10 12.6z"/></svg>
@@ -111,6 +115,8 @@ enum Page {
         // OBS's browser source (its user agent names it) lays the page over a scene: transparent.
         // A plain browser would show white digits on white: a dark page there, unless ?bg= says.
         if (!/\bOBS\//.test(navigator.userAgent)) root.setProperty("--hrm-bg", "#111");
+        // The link to /trends (relative: behind a path prefix too) for a person looking, not a scene.
+        if (!/\bOBS\//.test(navigator.userAgent) && !params.has("bg")) document.getElementById("trends-link").hidden = false;
         for (const [name, property] of [["color", "--hrm-color"], ["bg", "--hrm-bg"]]) {
           // Colours only (no url(): the page loads nothing); "ff0000" for "#ff0000", as a URL's # needs escaping.
           let c = param(name, /^[#\w\s.,%()+-]+$/, 60);

@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import Outputs
+import Threads
 
 #if canImport(Glibc)
     import Glibc
@@ -40,7 +41,10 @@ struct ServeMain: AsyncParsableCommand {
                 "closed the connection of \(RequestGate.peer(channel)): more than \(HeadWaiters.limit) connections were waiting for a request head (a slowloris?)",
                 kind: "waiting")
         }
-        let server = Server(hub: hub, metrics: metrics, settings: serve, policy: policy, waiters: waiters)
+        let library = WorkerThread(named: "hrm-serve-library")
+        defer { library.stop() }
+        let server = Server(
+            hub: hub, metrics: metrics, settings: serve, policy: policy, waiters: waiters, library: library)
         let address = serve.address
         let (bound, boundContinuation) = AsyncStream.makeStream(of: Int?.self)
         let app = Application(
@@ -115,7 +119,7 @@ struct ServeMain: AsyncParsableCommand {
     /// The log line people click: the address listened on; on every interface, that it is so and
     /// the machine's name to reach it by.
     static func listening(_ address: ListenAddress, hostName: String?) -> String {
-        let feeds = "(feed: /events, /ws; snapshot: /api/current; metrics: /metrics)"
+        let feeds = "(feed: /events, /ws; snapshot: /api/current; metrics: /metrics; trends: /trends)"
         guard address.isEveryInterface else { return "listening on \(address.url) \(feeds)" }
         var reach = ListenAddress(host: "127.0.0.1", port: address.port).url
         if let hostName { reach = ListenAddress(host: hostName, port: address.port).url + ", " + reach }

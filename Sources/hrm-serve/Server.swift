@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import NIOCore
 import Outputs
+import Threads
 
 /// A request's context: Hummingbird's, and the connection (a feed client's connection is closed
 /// from outside when the client is dropped).
@@ -27,6 +28,8 @@ struct Server: Sendable {
     let settings: ServeArguments
     let policy: AccessPolicy
     let waiters: HeadWaiters
+    /// Where `/trends` reads the session library (files and SQLite block: never on the pool).
+    let library: WorkerThread
 
     /// Request heads: a field at most 8 KiB, all of them 16 KiB, 100 fields (a browser sends a
     /// few hundred bytes). Beyond that: 431.
@@ -84,6 +87,22 @@ struct Server: Sendable {
                     .cacheControl: "no-store",
                 ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: metrics.render(openMetrics: openMetrics))))
+        }
+        // The session library's figures as SVG charts, drawn here (no script).
+        router.get("/trends") { request, _ in
+            let query = request.uri.queryParameters
+            let (days, by, device) = (query.get("days"), query.get("by"), query.get("device"))
+            let today = TrendsPage.today
+            let page = await library.run {
+                TrendsPage.response(days: days, by: by, device: device, today: today, log: ServeSession.log)
+            }
+            return Response(
+                status: HTTPResponse.Status(code: page.status),
+                headers: [
+                    .contentType: page.isHTML ? "text/html; charset=utf-8" : "text/plain; charset=utf-8",
+                    .cacheControl: "no-store",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: page.body)))
         }
         // A plain GET (the upgrade itself is taken before the routes).
         router.get("/ws") { _, _ in

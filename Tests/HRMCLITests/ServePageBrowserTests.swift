@@ -82,6 +82,10 @@ struct ServePageBrowserTests {
                         $0.count == 1 && $0[0].live
                     }
                     #expect(try await plain.evaluate(background) == "rgb(17, 17, 17)")
+                    // A link to /trends for a person in a browser; none over an OBS scene.
+                    let link = "String(!document.getElementById('trends-link').hidden)"
+                    #expect(try await plain.evaluate(link) == "true")
+                    #expect(try await tab.evaluate(link) == "false")
                     let asked = try await browser.open(serve.url + "?bg=transparent")
                     _ = try await asked.tiles("a live tile with ?bg=transparent") {
                         $0.count == 1 && $0[0].live
@@ -287,6 +291,125 @@ struct ServePageBrowserTests {
         }
     }
 
+    /// `/trends` in a real browser: the charts of a library of synthetic recordings
+    /// (TrendsBinaryTests' plan), a point or a bar for each day that has the figure, the days'
+    /// labels at either end, the values as hrm trends --json gives them; no script on the page.
+    @Suite struct TrendsCharts {
+        /// What the page shows of each chart.
+        struct Chart: Decodable {
+            let figure: String
+            let kind: String
+            let points: Int
+            let bars: Int
+            let periods: [String]
+            let values: [String]
+            let xLabels: [String]
+            let yLabels: [String]
+        }
+
+        static let script = """
+            JSON.stringify([...document.querySelectorAll("figure.chart")].map((f) => {
+              const marks = [...f.querySelectorAll("circle.point, rect.bar")];
+              return { figure: f.dataset.figure, kind: f.dataset.kind,
+                points: f.querySelectorAll("circle.point").length, bars: f.querySelectorAll("rect.bar").length,
+                periods: marks.map((m) => m.dataset.period), values: marks.map((m) => m.dataset.value),
+                xLabels: [...f.querySelectorAll("text.x-label")].map((t) => t.textContent),
+                yLabels: [...f.querySelectorAll("text.y-label")].map((t) => t.textContent) };
+            }))
+            """
+
+        @Test func theLibrarysFiguresAsCharts() async throws {
+            guard Chromium.available() else { return }
+            let today = TrendsBinaryTests.today
+            let library = try TrendsBinaryTests.library(today: today)
+            defer { library.remove() }
+            let expected = try await TrendsBinaryTests.trends(library, ["--json"])
+            let periods = WatchBinaryTests.lines(expected.stdout)
+            try #require(periods.count == 30)
+            try await withServe("basic", [ServePageBrowserTests.basic], environment: library.environment) {
+                serve in
+                try await withChromium { browser in
+                    let tab = try await browser.open(serve.url + "trends")
+                    // The page is whole when it has loaded; until then, evaluating may find none.
+                    var charts: [Chart] = []
+                    let deadline = ContinuousClock.now + Patience.long
+                    while charts.isEmpty, ContinuousClock.now < deadline {
+                        let json = (try? await tab.evaluate(Self.script)) ?? "[]"
+                        charts = (try? JSONDecoder().decode([Chart].self, from: Data(json.utf8))) ?? []
+                        if charts.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+                    }
+                    try #require(!charts.isEmpty, "no charts on /trends")
+                    #expect(
+                        charts.map(\.figure) == [
+                            "resting HR", "RMSSD", "ln RMSSD", "alpha1", "zone 2", "recorded",
+                        ])
+                    #expect(try await tab.evaluate("String(document.scripts.length)") == "0", "no script")
+                    let first = TrendsBinaryTests.day(today.addingTimeInterval(-29 * 86_400))
+                    let last = TrendsBinaryTests.day(today)
+                    let keys = [
+                        "resting HR": ("resting_bpm", 1), "RMSSD": ("rmssd_ms", 1),
+                        "ln RMSSD": ("ln_rmssd", 2),
+                        "alpha1": ("alpha1", 2), "zone 2": ("zone2_min", 0), "recorded": ("recorded_min", 0),
+                    ]
+                    for chart in charts {
+                        #expect(
+                            chart.kind
+                                == (chart.figure.hasPrefix("zone") || chart.figure == "recorded"
+                                    ? "bar" : "line"))
+                        #expect(chart.xLabels == [first, last], "\(chart.figure)")
+                        #expect(chart.yLabels.count == 2, "\(chart.figure): the range's two ends")
+                        guard let (key, places) = keys[chart.figure] else { continue }
+                        // A mark for each day the JSON gives a value (recorded: each day with a session).
+                        let days = periods.filter { period in
+                            key == "recorded_min"
+                                ? (period["sessions"] as? Int ?? 0) > 0
+                                : TrendsBinaryTests.number(period[key]) != nil
+                        }
+                        #expect(chart.points + chart.bars == days.count, "\(chart.figure)")
+                        #expect(chart.kind == "line" ? chart.bars == 0 : chart.points == 0)
+                        #expect(
+                            chart.periods == days.map { $0["period"] as? String ?? "" }, "\(chart.figure)")
+                        let values = days.compactMap { TrendsBinaryTests.number($0[key]) }.map {
+                            String(format: "%.\(places)f", $0)
+                        }
+                        #expect(chart.values == values, "\(chart.figure)")
+                    }
+                    let png = try await tab.fullScreenshot()
+                    #expect(png.count > 10_000, "\(png.count) bytes")
+                    try png.write(
+                        to: ServePageBrowserTests.root.appendingPathComponent(".build/serve-trends.png"))
+                    if ServePageBrowserTests.saving {
+                        try png.write(
+                            to: ServePageBrowserTests.root.appendingPathComponent("docs/serve-trends.png"))
+                    }
+                    // Bad queries and a strap the library does not have, as the page's own fetch sees them.
+                    let statuses = try await tab.evaluate(
+                        """
+                        Promise.all(["trends?days=0", "trends?by=month", "trends?device=nobody", "trends?by=week"]
+                          .map((u) => fetch(u).then((r) => r.status))).then((s) => s.join())
+                        """, awaitPromise: true)
+                    #expect(statuses == "400,400,404,200")
+                    // By week: a point per week that has a value.
+                    let weeks = WatchBinaryTests.lines(
+                        try await TrendsBinaryTests.trends(library, ["--json", "--by", "week"]).stdout)
+                    try await tab.navigate(serve.url + "trends?by=week")
+                    var weekly: [Chart] = []
+                    let weekDeadline = ContinuousClock.now + Patience.long
+                    while weekly.first?.periods.first?.contains("-W") != true,
+                        ContinuousClock.now < weekDeadline
+                    {
+                        let json = (try? await tab.evaluate(Self.script)) ?? "[]"
+                        weekly = (try? JSONDecoder().decode([Chart].self, from: Data(json.utf8))) ?? []
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    let restingWeeks = weeks.filter { TrendsBinaryTests.number($0["resting_bpm"]) != nil }
+                    #expect(weekly.first?.figure == "resting HR")
+                    #expect(weekly.first?.periods == restingWeeks.map { $0["period"] as? String ?? "" })
+                }
+            }
+        }
+    }
+
     // MARK: - Screenshots
 
     /// Screenshots of the page as it is, 800×450: transparent where the page draws nothing, and
@@ -363,7 +486,8 @@ final class ServeRun: Sendable {
 }
 
 func withServe(
-    _ scenario: String, _ arguments: [String] = [], lives: Int = 1, _ body: (ServeRun) async throws -> Void
+    _ scenario: String, _ arguments: [String] = [], lives: Int = 1, environment: [String: String] = [:],
+    _ body: (ServeRun) async throws -> Void
 ) async throws {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("hrm-page-test-\(UUID().uuidString.prefix(8))")
@@ -381,7 +505,9 @@ func withServe(
             kill -TERM $pid 2>/dev/null; wait $pid; echo "serve $life: exit $?"
         done
         """
-    let running = Task { try await HRMProcess.runUnderSim(scenario, [], shell: script) }
+    let running = Task {
+        try await HRMProcess.runUnderSim(scenario, [], shell: script, environment: environment)
+    }
     let outcome: (any Error)?
     do {
         guard await eventually(within: Patience.long, { isListening(port) }) else {
@@ -631,6 +757,24 @@ final class Chromium: Sendable {
                 try await Task.sleep(for: .milliseconds(200))
             }
             throw TestFailure("the page never went \(what); it went \(states)")
+        }
+
+        /// A PNG of the whole page, as long as it is (the viewport's width).
+        func fullScreenshot() async throws -> Data {
+            let metrics = try await call("Page.getLayoutMetrics")
+            let size = metrics["cssContentSize"] as? [String: Any]
+            let width = (size?["width"] as? Double) ?? 800
+            let height = (size?["height"] as? Double) ?? 450
+            let shot = try await call(
+                "Page.captureScreenshot",
+                [
+                    "format": "png", "captureBeyondViewport": true,
+                    "clip": ["x": 0, "y": 0, "width": width, "height": height, "scale": 1],
+                ])
+            guard let base64 = shot["data"] as? String, let png = Data(base64Encoded: base64) else {
+                throw TestFailure("no screenshot")
+            }
+            return png
         }
 
         /// A PNG of the viewport; `background` (RGB) shows through the transparent page, nil keeps

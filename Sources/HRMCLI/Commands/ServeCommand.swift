@@ -22,7 +22,8 @@ public struct ServeCommand: AsyncParsableCommand {
             browser sources (URL parameters ?size=, ?color=, ?font=, ?show=bpm,zone,rr,hrv,graph, \
             ?bg=, ?offline=; see the README), GET /events Server-Sent Events and GET /ws a \
             WebSocket with the objects hrm watch --json prints (the current state first), GET \
-            /api/current a JSON snapshot of every strap.
+            /api/current a JSON snapshot of every strap, GET /trends hrm trends' figures from the \
+            session library as SVG charts (?days=, ?by=day|week, ?device=).
 
             Read-only; loopback only unless --listen says otherwise; a WebSocket from a page of \
             another origin is refused (403) unless --allow-origin names it; a request for a host name \

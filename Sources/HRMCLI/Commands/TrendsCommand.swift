@@ -62,40 +62,21 @@ public struct TrendsCommand: ParsableCommand {
         StandardOutput.prepare()
         let today = Trends.day(ofMilliseconds: Timestamp.now().millisecondsSinceEpoch)
         let (folder, found) = try SessionsCommand.libraryEntries(command: "hrm trends", reindex: false)
-        guard let entries = found, !entries.isEmpty else {
-            StandardOutput.diagnostic(
-                "hrm trends: no recordings in \(folder.path) yet (hrm record makes them)")
+        let report: TrendsReport
+        switch TrendsReport.make(
+            found ?? [], folder: folder.path, days: days, today: today, by: by == .day ? .day : .week,
+            device: device, say: { StandardOutput.diagnostic("hrm trends: " + $0) })
+        {
+        case .report(let made):
+            report = made
+        case .nothing(let message):
+            StandardOutput.diagnostic("hrm trends: " + message)
             return
+        case .unknownDevice(let message):
+            StandardOutput.diagnostic("hrm trends: " + message)
+            throw ExitCode(64)
         }
-        let first = today - days + 1
-        var sessions: [(day: Int, summary: RecordingSummary)] = []
-        for entry in entries {
-            switch entry.kind {
-            case .unreadable(let message), .unopenable(let message):
-                StandardOutput.diagnostic("hrm trends: \(message): left out")
-            case .newerFormat: continue
-            case .session(let summary, _):
-                sessions.append((Trends.day(ofMilliseconds: summary.start), summary))
-            }
-        }
-        let period = days == 1 ? "today" : "in the last \(days) days"
-        let inPeriod = sessions.filter { $0.day >= first && $0.day <= today }
-        guard let strap = try strap(among: sessions.map(\.summary), inPeriod: inPeriod.map(\.summary)) else {
-            StandardOutput.diagnostic("hrm trends: no sessions \(period) in \(folder.path)")
-            return
-        }
-        let own = inPeriod.flatMap { session in
-            session.summary.straps.filter { $0.address == strap.device }.map {
-                Trends.Session(day: session.day, figures: $0)
-            }
-        }
-        guard !own.isEmpty else {
-            StandardOutput.diagnostic(
-                "hrm trends: no sessions of \(StrapChoice.label(strap)) \(period)")
-            return
-        }
-        let periods = Trends.periods(of: own, days: days, today: today, by: by == .day ? .day : .week)
-        let zones = TrendsOutput.zones(of: periods)
+        let (strap, periods, zones) = (report.strap, report.periods, report.zones)
         let output = LineWriter()
         if json {
             for period in periods {
@@ -117,48 +98,9 @@ public struct TrendsCommand: ParsableCommand {
             let blocks = chart.perBlock > 1 ? " (a block is \(chart.perBlock) \(unit)s)" : ""
             output.line(
                 "\(StrapChoice.label(strap)): \(span) to \(Trends.date(today)), "
-                    + "\(own.count) session\(own.count == 1 ? "" : "s")\(blocks)")
+                    + "\(report.sessions) session\(report.sessions == 1 ? "" : "s")\(blocks)")
             for line in chart.lines { output.line(line) }
         }
         output.flush()
-    }
-
-    /// The strap `--device` names among every strap of the library, or the one connected longest
-    /// over the period; nil when the period has no session. Exit 64 for a `--device` that names
-    /// none or several.
-    private func strap(among all: [RecordingSummary], inPeriod: [RecordingSummary]) throws -> StrapChoice
-        .Strap?
-    {
-        var straps: [StrapChoice.Strap] = []
-        var seen: Set<String> = []
-        // Newest first: a strap is known by the name it gave last.
-        for summary in all {
-            for strap in summary.straps where seen.insert(strap.address).inserted {
-                straps.append(StrapChoice.Strap(device: strap.address, name: strap.name))
-            }
-        }
-        if let device {
-            let outcome = StrapChoice.pick(device, among: straps)
-            guard case .found(let strap) = outcome else {
-                StandardOutput.diagnostic(
-                    "hrm trends: " + StrapChoice.refusal(device, outcome, among: straps, in: "the library"))
-                throw ExitCode(64)
-            }
-            return strap
-        }
-        var connected: [String: Double] = [:]
-        for summary in inPeriod {
-            for strap in summary.straps { connected[strap.address, default: 0] += strap.connectedSeconds }
-        }
-        guard
-            let longest = connected.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }),
-            let strap = straps.first(where: { $0.device == longest.key })
-        else { return nil }
-        if connected.count > 1 {
-            StandardOutput.diagnostic(
-                "hrm trends: \(StrapChoice.label(strap)), the strap recorded longest in the period "
-                    + "(\(connected.count) straps; --device picks another)")
-        }
-        return strap
     }
 }

@@ -46,7 +46,7 @@ final class StdoutSink: EventSink {
         renderer: sending any EventRenderer, format: OutputFormat, command: String,
         closed: @escaping @Sendable () -> Void, fd: Int32 = STDOUT_FILENO, errorFD: Int32 = STDERR_FILENO
     ) {
-        live = renderer is LiveRenderer || renderer is LiveTableRenderer
+        live = renderer.redrawsInPlace
         state = Mutex(State(renderer: renderer))
         self.format = format
         self.command = command

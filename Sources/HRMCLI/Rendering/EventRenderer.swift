@@ -15,6 +15,9 @@ protocol EventRenderer {
     mutating func suspend() -> String?
     /// After it: what draws the live display again.
     mutating func resume() -> String?
+    /// Whether the renderer redraws a line in place (a live display): lines for stderr then wait
+    /// their turn between `suspend` and `resume`.
+    var redrawsInPlace: Bool { get }
 }
 
 extension EventRenderer {
@@ -22,4 +25,5 @@ extension EventRenderer {
     mutating func finish() -> String? { nil }
     mutating func suspend() -> String? { nil }
     mutating func resume() -> String? { nil }
+    var redrawsInPlace: Bool { false }
 }

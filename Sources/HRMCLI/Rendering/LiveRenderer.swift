@@ -8,6 +8,7 @@ import SessionLibrary
 /// place with the heart rate, contact, the latest RR intervals, a sparkline of the last minute
 /// and the battery.
 struct LiveRenderer: EventRenderer {
+    var redrawsInPlace: Bool { true }
     let colour: Bool
     /// The terminal's width, asked at each draw: a resized window (SIGWINCH) is followed.
     let width: () -> Int

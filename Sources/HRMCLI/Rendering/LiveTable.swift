@@ -8,6 +8,7 @@ import SessionLibrary
 /// says something. Rows never wrap: cells that do not fit the terminal's width are left off, so a
 /// redraw always lands on the row it means.
 struct LiveTableRenderer: EventRenderer {
+    var redrawsInPlace: Bool { true }
     struct Row: Equatable {
         var device: String
         var name: String? = nil

@@ -21,6 +21,8 @@ package final class SessionStop: Sendable {
         case outputClosed
         /// The connection to the system bus was lost: nothing more can be done.
         case busLost
+        /// An output said the session's work is done (`hrm readiness`: the reading is complete).
+        case finished
     }
 
     private struct State {

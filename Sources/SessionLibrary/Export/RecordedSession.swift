@@ -38,6 +38,9 @@ package struct RecordedSession {
     /// `stopped`, as `hrm hrv` cuts its runs): before the measurement at `before`, of `device`
     /// (nil: every strap's).
     package var gaps: [(before: Int, device: String?)] = []
+    /// A scored morning reading's figures (`hrm readiness`): its recording's `readiness` line,
+    /// when that line has them.
+    package var readiness: ReadinessFigures? = nil
 
     /// Why a recording cannot be read: the line, and what is wrong with it.
     package struct Unreadable: Error, CustomStringConvertible {
@@ -162,6 +165,8 @@ package struct RecordedSession {
                 var zone: Int? = nil
                 if let z = line.number("zone"), z >= 0, z < 100 { zone = Int(z) }
                 measurements.append(Measurement(time: time, measurement: m, zone: zone, device: lineDevice))
+            case "readiness":
+                readiness = Self.readiness(line)
             default: break
             }
         }
@@ -170,6 +175,20 @@ package struct RecordedSession {
         // A recording cut short (a crash) ends with its last line.
         if let since = connectedSince { segments.append(since...max(since, last)) }
         straps = straps.map { StrapChoice.Strap(device: $0.device, name: names[$0.device]) }
+    }
+
+    /// The figures of a scored reading's line (null figures: refused, nil); each must be a
+    /// finite number in a range a person's reading can have, else the line is not trusted.
+    private static func readiness(_ line: RecordingLineFields) -> ReadinessFigures? {
+        guard let ln = line.number("ln_rmssd"), let rmssd = line.number("rmssd_ms"),
+            let resting = line.number("resting_hr"), let beats = line.number("beats"),
+            let corrected = line.number("corrected_beats"), let seconds = line.number("seconds"),
+            ln.isFinite, rmssd > 0, rmssd < 10_000, resting > 0, resting < 400, beats >= 0, beats < 1e9,
+            corrected >= 0, corrected <= beats, seconds >= 0, seconds < 1e9
+        else { return nil }
+        return ReadinessFigures(
+            lnRMSSD: ln, rmssd: rmssd, restingHR: resting, beats: Int(beats), correctedBeats: Int(corrected),
+            seconds: seconds)
     }
 
     package static func notARecording(_ source: String) -> Unreadable {

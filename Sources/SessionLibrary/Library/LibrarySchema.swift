@@ -6,10 +6,11 @@ import SQLite
 /// is never migrated: an index of another version is dropped and made again from the files.
 enum LibrarySchema {
     /// `PRAGMA user_version` of an index made by this hrm. 0 is a database hrm never set up.
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     /// One row per file of the sessions folder, one per strap of a recording, one per strap and
-    /// zone; `days` sums them per UTC day and strap, for trends.
+    /// zone, one per scored morning reading (`readings`, from a recording's `readiness` line:
+    /// version 2); `days` sums them per UTC day and strap, for trends.
     static let create = """
         CREATE TABLE files (
             name TEXT PRIMARY KEY NOT NULL,
@@ -57,6 +58,17 @@ enum LibrarySchema {
             seconds INTEGER NOT NULL,
             PRIMARY KEY (file, position, zone)
         );
+        CREATE TABLE readings (
+            file TEXT PRIMARY KEY NOT NULL,
+            start_ms INTEGER NOT NULL,
+            ln_rmssd REAL NOT NULL,
+            rmssd_ms REAL NOT NULL,
+            resting_hr REAL NOT NULL,
+            beats INTEGER NOT NULL,
+            corrected_beats INTEGER NOT NULL,
+            seconds REAL NOT NULL
+        );
+        CREATE INDEX readings_start ON readings (start_ms);
         CREATE VIEW days AS
             SELECT date(f.start_ms / 1000, 'unixepoch') AS day, s.address AS address,
                 count(*) AS sessions, sum(f.duration_s) AS duration_s, sum(s.connected_s) AS connected_s,

@@ -23,6 +23,8 @@ package struct RecordingSummary: Equatable, Sendable {
     package var maximumBPM: Int?
     /// Each strap's figures, in `devices`' order.
     package var straps: [StrapFigures]
+    /// A scored morning reading's figures (a recording of `hrm readiness`), or nil.
+    package var readiness: ReadinessFigures? = nil
 
     /// Seconds from start to the last line, as `hrm sessions` shows it.
     package var durationSeconds: Double { Double(max(end - start, 0)) / 1000 }
@@ -68,7 +70,8 @@ package struct RecordingSummary: Equatable, Sendable {
     /// Every stored property, as given.
     package init(
         start: Int64, end: Int64, connectedSeconds: Double, device: String?, name: String?, devices: [String],
-        measurements: Int, averageBPM: Int?, maximumBPM: Int?, straps: [StrapFigures]
+        measurements: Int, averageBPM: Int?, maximumBPM: Int?, straps: [StrapFigures],
+        readiness: ReadinessFigures? = nil
     ) {
         self.start = start
         self.end = end
@@ -80,6 +83,7 @@ package struct RecordingSummary: Equatable, Sendable {
         self.averageBPM = averageBPM
         self.maximumBPM = maximumBPM
         self.straps = straps
+        self.readiness = readiness
     }
 
     /// The summary of `session`, whose `text` is read again with `only` for each strap of a
@@ -87,6 +91,7 @@ package struct RecordingSummary: Equatable, Sendable {
     package init(_ session: RecordedSession, text: String, source: String) {
         start = session.start
         end = session.end
+        readiness = session.readiness
         connectedSeconds = Self.connected(session)
         devices = session.straps.map(\.device)
         let shown: [RecordedSession.Measurement]

@@ -89,8 +89,9 @@ package final class SessionIndex {
                 let deleteFile = try database.prepare("DELETE FROM files WHERE name = ?1")
                 let deleteStraps = try database.prepare("DELETE FROM straps WHERE file = ?1")
                 let deleteZones = try database.prepare("DELETE FROM zones WHERE file = ?1")
+                let deleteReading = try database.prepare("DELETE FROM readings WHERE file = ?1")
                 for name in removed + entries.map(\.entry.name) {
-                    for statement in [deleteFile, deleteStraps, deleteZones] {
+                    for statement in [deleteFile, deleteStraps, deleteZones, deleteReading] {
                         try statement.run([.text(name)])
                     }
                 }
@@ -108,6 +109,12 @@ package final class SessionIndex {
                     """)
                 let insertZone = try database.prepare(
                     "INSERT INTO zones (file, position, zone, seconds) VALUES (?1, ?2, ?3, ?4)")
+                let insertReading = try database.prepare(
+                    """
+                    INSERT INTO readings (file, start_ms, ln_rmssd, rmssd_ms, resting_hr, beats, corrected_beats,
+                        seconds)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    """)
                 for (entry, stamp) in entries {
                     var row: [SQLValue] = [
                         .text(entry.name), .integer(stamp.size), .integer(stamp.modified),
@@ -133,6 +140,14 @@ package final class SessionIndex {
                     }
                     try insertFile.run(row)
                     guard case .session(let summary, _) = entry.kind else { continue }
+                    if let reading = summary.readiness {
+                        try insertReading.run([
+                            .text(entry.name), .integer(summary.start), .real(reading.lnRMSSD),
+                            .real(reading.rmssd),
+                            .real(reading.restingHR), .integer(Int64(reading.beats)),
+                            .integer(Int64(reading.correctedBeats)), .real(reading.seconds),
+                        ])
+                    }
                     for (position, strap) in summary.straps.enumerated() {
                         let hrv = strap.hrv
                         try insertStrap.run([
@@ -197,6 +212,17 @@ package final class SessionIndex {
                         hrv: hrv, restingBPM: strapQuery.double(14),
                         zoneSeconds: zones[file]?[position] ?? [:]))
             }
+            var readings: [String: ReadinessFigures] = [:]
+            let readingQuery = try database.prepare(
+                "SELECT file, ln_rmssd, rmssd_ms, resting_hr, beats, corrected_beats, seconds FROM readings")
+            while try readingQuery.step() {
+                guard let file = readingQuery.text(0), let ln = readingQuery.double(1),
+                    let rmssd = readingQuery.double(2), let resting = readingQuery.double(3)
+                else { continue }
+                readings[file] = ReadinessFigures(
+                    lnRMSSD: ln, rmssd: rmssd, restingHR: resting, beats: Int(readingQuery.int64(4) ?? 0),
+                    correctedBeats: Int(readingQuery.int64(5) ?? 0), seconds: readingQuery.double(6) ?? 0)
+            }
             let query = try database.prepare(
                 """
                 SELECT name, status, note, format, start_ms, end_ms, connected_s, device, device_name, measurements,
@@ -216,7 +242,7 @@ package final class SessionIndex {
                             connectedSeconds: query.double(6) ?? 0,
                             device: query.text(7), name: query.text(8), devices: own.map(\.address),
                             measurements: Int(query.int64(9) ?? 0), averageBPM: query.int64(10).map(Int.init),
-                            maximumBPM: query.int64(11).map(Int.init), straps: own),
+                            maximumBPM: query.int64(11).map(Int.init), straps: own, readiness: readings[name]),
                         warning: query.text(2))
                 case "newer_format": kind = .newerFormat(Int(query.int64(3) ?? 0), start: query.int64(4))
                 case "unopenable": kind = .unopenable(query.text(2) ?? name)

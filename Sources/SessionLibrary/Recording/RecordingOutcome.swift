@@ -7,6 +7,7 @@ import Synchronization
 /// the session once every sink has finished.
 package final class RecordingOutcome: Sendable {
     private let failure = Mutex<String?>(nil)
+    private let path = Mutex<String?>(nil)
 
     package init() {}
 
@@ -14,6 +15,14 @@ package final class RecordingOutcome: Sendable {
     package func failed(_ reason: String) {
         failure.withLock { if $0 == nil { $0 = reason } }
     }
+
+    /// The recording was closed whole at `path` (what `hrm readiness` ends with its result).
+    package func kept(_ path: String) {
+        self.path.withLock { $0 = path }
+    }
+
+    /// Where the recording was kept, once it was closed whole; nil before, or when it was not.
+    package var keptPath: String? { path.withLock { $0 } }
 
     /// Why the recording was not kept, or nil when it was.
     package var failureReason: String? { failure.withLock { $0 } }

@@ -32,7 +32,6 @@ package struct RecordingOutput: OutputProvider {
         } catch {
             throw OutputFailure(code: .recordingFailed, message: "\(error)", status: 73)  // EX_CANTCREAT
         }
-        let outcome = RecordingOutcome()
         let sink = RecordingSink(
             target, start: .now(), startInstant: .now, command: context.command, outcome: outcome,
             console: context.options.console, report: context.report)
@@ -54,8 +53,12 @@ package struct RecordingOutput: OutputProvider {
             abandon: { [created] in created?.discard() })
     }
 
+    /// Told whether the recording was kept, and where.
+    package let outcome: RecordingOutcome
+
     /// Every stored property, as given.
-    package init(choice: RecordingChoice) {
+    package init(choice: RecordingChoice, outcome: RecordingOutcome = RecordingOutcome()) {
         self.choice = choice
+        self.outcome = outcome
     }
 }

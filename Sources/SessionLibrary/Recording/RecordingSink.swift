@@ -93,6 +93,7 @@ package actor RecordingSink: SlowEventSink {
             fail(error)
             return
         }
+        outcome.kept(file.path)
         if let folder { await addToLibrary(file.path, in: folder) }
     }
 
