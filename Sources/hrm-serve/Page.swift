@@ -2,7 +2,8 @@
 /// elsewhere (no CDN, no web fonts), so it works offline and leaks nothing.
 ///
 /// One tile per strap (a team view when there are several): a large BPM, a heart that beats with
-/// the strap's RR intervals, the zone, a sparkline, contact, battery, RR and HRV. After 3 s without
+/// the strap's RR intervals, the zone, a sparkline, the ECG's last 4 s with `--ecg` (a canvas,
+/// hidden until the first `ecg` event), contact, battery, RR and HRV. After 3 s without
 /// a measurement, or when the strap's status says it is not connected, the tile shows the offline
 /// text instead of a frozen number. The feed is `events` (SSE), a relative URL so that the page
 /// works behind a path prefix; EventSource reconnects by itself, and the server sends the current
@@ -67,6 +68,9 @@ enum Page {
         .graph path { fill: none; stroke: var(--hrm-graph, var(--zc, var(--hrm-heart))); stroke-width: 3px;
           stroke-linejoin: round; stroke-linecap: round; vector-effect: non-scaling-stroke;
           filter: drop-shadow(0 0 1px #000); }
+        .ecg { display: block; width: calc(var(--s) * 2.6); height: calc(var(--s) * .45); margin-top: .2em;
+          filter: drop-shadow(0 0 1px #000); }
+        .offline .ecg { opacity: .45; }
         .offline .heart { color: var(--hrm-offline); }
         .offline .heart path { fill: none; stroke: currentColor; stroke-width: 1.6; }  /* hollow: no signal */
         .offline .bpm, .offline .graph, .offline .zone { opacity: .45; }
@@ -76,7 +80,7 @@ enum Page {
           text-shadow: none; opacity: .75; }
         /* ?show= decides which parts appear at all (see the script). */
         body:not(.show-heart) .heart, body:not(.show-bpm) .bpm, body:not(.show-bpm) .unit,
-        body:not(.show-zone) .zone, body:not(.show-graph) .graph, body:not(.show-rr) .rr,
+        body:not(.show-zone) .zone, body:not(.show-graph) .graph, body:not(.show-ecg) .ecg, body:not(.show-rr) .rr,
         body:not(.show-hrv) .hrv, body:not(.show-name) .name, body:not(.show-battery) .battery,
         body:not(.show-contact) .contact { display: none; }
         </style></head>
@@ -94,6 +98,7 @@ enum Page {
           <div class="rr" hidden></div>
           <div class="hrv" hidden></div>
           <svg class="graph" viewBox="0 0 300 60" preserveAspectRatio="none" aria-hidden="true"><path/></svg>
+          <canvas class="ecg" width="520" height="90" hidden aria-hidden="true"></canvas>
         </section></template>
         <script>
         "use strict";
@@ -125,8 +130,8 @@ enum Page {
         }
         const font = param("font", /^[\w\s,'"-]+$/, 100);
         if (font && CSS.supports("font-family", font)) root.setProperty("--hrm-font", font);
-        const PARTS = ["heart", "bpm", "zone", "graph", "rr", "hrv", "name", "battery", "contact"];
-        const shown = (params.get("show") || "heart,bpm,zone,graph,name,battery,contact").split(",").map((s) => s.trim());
+        const PARTS = ["heart", "bpm", "zone", "graph", "ecg", "rr", "hrv", "name", "battery", "contact"];
+        const shown = (params.get("show") || "heart,bpm,zone,graph,ecg,name,battery,contact").split(",").map((s) => s.trim());
         for (const part of PARTS) document.body.classList.toggle("show-" + part, shown.includes(part));
         const minutes = Math.min(60, Math.max(0.5, Number(params.get("minutes")) || 5));
         const SPAN_MS = minutes * 60000;
@@ -148,7 +153,7 @@ enum Page {
           const q = (s) => el.querySelector(s);
           t = { device, el, heart: q(".heart"), bpmEl: q(".bpm"), zone: q(".zone"), name: q(".name"),
             contact: q(".contact"), battery: q(".battery"), rr: q(".rr"), hrv: q(".hrv"),
-            path: q(".graph path"), status: null, label: device, bpm: null, lastAt: performance.now(),
+            path: q(".graph path"), ecgEl: q(".ecg"), ecg: [], status: null, label: device, bpm: null, lastAt: performance.now(),
             points: [], beats: [], beating: false, offline: null };
           el.dataset.device = device;
           t.name.textContent = device;
@@ -199,6 +204,9 @@ enum Page {
             case "measurement":
               measurement(t, e);
               break;
+            case "ecg":
+              ecg(t, e);
+              break;
             case "hrv": {
               const parts = [];
               if (num(e.rmssd_ms, 0, 1e4)) parts.push("RMSSD " + e.rmssd_ms.toFixed(1) + " ms");
@@ -241,6 +249,41 @@ enum Page {
             const last = t.points[t.points.length - 1];
             if (last && now - last[0] < POINT_MS) last[1] = t.bpm; else t.points.push([now, t.bpm]);
           }
+        }
+
+        // hrm watch --ecg: the last ECG_SECONDS of the strap's ECG, scrolling (hidden until the
+        // first frame: a strap without ECG shows no empty box).
+        const ECG_SECONDS = 4;
+        function ecg(t, e) {
+          if (!num(e.rate_hz, 1, 1000) || !Array.isArray(e.uv)) return;
+          const keep = Math.round(e.rate_hz * ECG_SECONDS);
+          if (num(e.lost_samples, 1, 1e6)) t.ecg.length = 0;  // a gap: the trace starts again
+          for (const v of e.uv.slice(0, 1000)) if (num(v, -1e7, 1e7)) t.ecg.push(v);
+          if (t.ecg.length > keep) t.ecg.splice(0, t.ecg.length - keep);
+          t.ecgKeep = keep;
+          t.ecgEl.hidden = false;
+          t.el.dataset.ecgSamples = t.ecg.length;
+          drawECG(t);
+        }
+
+        function drawECG(t) {
+          const c = t.ecgEl, g = c.getContext("2d");
+          g.clearRect(0, 0, c.width, c.height);
+          if (t.ecg.length < 2) return;
+          let lo = Infinity, hi = -Infinity;
+          for (const v of t.ecg) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+          const range = Math.max(hi - lo, 200);  // µV: flat noise stays a flat line
+          g.strokeStyle = getComputedStyle(t.path).stroke || "#ff3b4e";
+          g.lineWidth = 2.5;
+          g.lineJoin = "round";
+          g.beginPath();
+          // The newest sample at the right edge; the trace fills in from the right at first.
+          const step = c.width / (t.ecgKeep - 1), offset = t.ecgKeep - t.ecg.length;
+          t.ecg.forEach((v, i) => {
+            const x = (offset + i) * step, y = 5 + (1 - (v - lo) / range) * (c.height - 10);
+            if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
+          });
+          g.stroke();
         }
 
         function update(t) {

@@ -415,6 +415,73 @@ struct ServePageBrowserTests {
     /// Screenshots of the page as it is, 800×450: transparent where the page draws nothing, and
     /// not blank. Then one over a dark scene, as OBS would show it, kept in .build (and saved as
     /// docs/NAME with HRM_SAVE_SCREENSHOTS=1, for the README).
+    /// `hrm serve --ecg` on an H10: the tile draws the ECG's last seconds under the graph, from
+    /// the feed's `ecg` events; a strap without ECG shows no such box.
+    @Suite struct ECG {
+        @Test func theECGTraceScrollsUnderTheBPM() async throws {
+            guard Chromium.available() else { return }
+            try await withServe("polar-h10-paired", ["--ecg", "A0:9E:1A:1A:2B:3C"]) { serve in
+                try await withChromium { browser in
+                    let tab = try await browser.open(serve.url, userAgent: Chromium.obs)
+                    _ = try await tab.tiles("a live tile") { $0.count == 1 && $0[0].live }
+                    // Four seconds of samples at 130 Hz (about seven frames of 73).
+                    let tile = "document.querySelector('.tile[data-device=\"A0:9E:1A:1A:2B:3C\"]')"
+                    let samples = "\(tile).dataset.ecgSamples || '0'"
+                    let deadline = ContinuousClock.now + Patience.long
+                    var count = 0
+                    while ContinuousClock.now < deadline {
+                        count = Int(try await tab.evaluate(samples) ?? "0") ?? 0
+                        if count >= 520 { break }
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                    #expect(count == 520, "the trace keeps 4 s at 130 Hz")
+                    #expect(
+                        try await tab.evaluate("String(\(tile).querySelector('.ecg').hidden)") == "false")
+                    // What the canvas shows: painted columns across its width, and a trace that
+                    // spans its height (R peaks near the top, the rest lower down).
+                    let painted =
+                        try await tab.evaluate(
+                            """
+                            (() => {
+                              const c = \(tile).querySelector('.ecg');
+                              const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                              let columns = 0, top = c.height, bottom = 0;
+                              for (let x = 0; x < c.width; x++) {
+                                let any = false;
+                                for (let y = 0; y < c.height; y++) {
+                                  if (d[(y * c.width + x) * 4 + 3] > 0) { any = true; top = Math.min(top, y); bottom = Math.max(bottom, y); }
+                                }
+                                if (any) columns++;
+                              }
+                              return columns + "," + top + "," + bottom + "," + c.width + "," + c.height;
+                            })()
+                            """) ?? ""
+                    let figures = painted.split(separator: ",").compactMap { Int($0) }
+                    #expect(figures.count == 5, "\(painted)")
+                    if figures.count == 5 {
+                        let (columns, top, bottom, width, height) = (
+                            figures[0], figures[1], figures[2], figures[3], figures[4]
+                        )
+                        #expect(columns >= width * 9 / 10, "\(painted)")
+                        #expect(top <= 10 && bottom >= height - 10, "\(painted)")
+                    }
+                    try await ServePageBrowserTests.checkScreenshot(tab, saveAs: "serve-ecg.png")
+                }
+            }
+            try await withServe("basic", [ServePageBrowserTests.basic]) { serve in
+                try await withChromium { browser in
+                    let tab = try await browser.open(serve.url, userAgent: Chromium.obs)
+                    _ = try await tab.tiles("a live tile") { $0.count == 1 && $0[0].live }
+                    #expect(
+                        try await tab.evaluate(
+                            "String(document.querySelector('.tile[data-device=\"D2:4B:7E:10:20:30\"] .ecg').hidden)"
+                        )
+                            == "true")
+                }
+            }
+        }
+    }
+
     static func checkScreenshot(_ tab: Chromium.Tab, saveAs name: String) async throws {
         let png = try await tab.screenshot(background: nil)
         let size = try #require(Self.pngSize(png))
