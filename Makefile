@@ -128,9 +128,14 @@ bench-decoder:
 bench-hrv:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HRVBenchmarks --no-progress $(BENCH_FLAGS)
 
-# ECG and acceleration (#24): PMD frame decoding and R-peak detection per sample.
+# ECG and acceleration (#24): PMD frame decoding and R-peak detection per sample, then what
+# hrm watch --ecg --acc costs against hrm watch (CPU, peak RSS) on hrm-sim's H10.
 bench-ecg:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target ECGBenchmarks --no-progress $(BENCH_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/ECG/ecg_watch_bench.py \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
 # libFuzzer over the measurement decoder: `make fuzz FUZZ_SECONDS=600`.
 fuzz:
