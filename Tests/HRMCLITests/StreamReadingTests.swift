@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HRMCLI
 @testable import SessionLibrary
 
 /// Reading a recording with a Polar H10's streams (PMDRecordingFixture): what the index keeps is
@@ -116,5 +117,35 @@ import Testing
             #expect(line.integer("big") == nil)
             #expect(line.integer("none") == nil)
         }
+    }
+
+    /// `ecg_beat` lines read the same in place and as text (white space sends a line to
+    /// `JSONValue`), give RR intervals only with `--rr-source ecg`, and measurements none then.
+    @Test func ecgBeatLinesReadTheSameEitherWay() throws {
+        let beat =
+            #"{"type":"ecg_beat","time":"2026-11-26T07:00:01.000Z","mono_ms":1,"device":"A0:9E:1A:12:34:56","sensor_ns":849000000553846176,"rr_ms":812.25}"#
+        let first = beat.replacingOccurrences(of: "812.25", with: "null")
+        let outOfRange = beat.replacingOccurrences(of: "812.25", with: "6000")
+        let measurement =
+            #"{"type":"measurement","time":"2026-11-26T07:00:01.000Z","mono_ms":1,"device":"A0:9E:1A:12:34:56","hex":"104b3303"}"#
+        func fast(_ line: String, _ source: RRSource) -> RRLine? {
+            var parser = RRLineParser(source: source)
+            var text = line
+            return text.withUTF8 { parser.readFast(UnsafeRawBufferPointer($0))?.line }
+        }
+        func slow(_ line: String, _ source: RRSource) throws -> RRLine {
+            var parser = RRLineParser(source: source)
+            return try parser.parse(line.replacingOccurrences(of: ",", with: ", "))
+        }
+        #expect(fast(beat, .ecg) == .ecgBeat(812.25))
+        #expect(try slow(beat, .ecg) == .ecgBeat(812.25))
+        #expect(fast(first, .ecg) == .ecgBeat(nil))
+        #expect(try slow(first, .ecg) == .ecgBeat(nil))
+        #expect(fast(beat, .strap) == .skipped)
+        #expect(try slow(beat, .strap) == .skipped)
+        #expect(fast(measurement, .ecg) == .skipped)
+        #expect(fast(measurement, .strap) == .intervals([819 * 1000 / 1024.0]))
+        #expect(fast(outOfRange, .ecg) == nil, "an error is the text reader's to tell")
+        #expect(throws: RRLineError.self) { try slow(outOfRange, .ecg) }
     }
 }

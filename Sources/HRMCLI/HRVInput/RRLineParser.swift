@@ -135,18 +135,12 @@ struct RRLineParser {
         case "recording":
             recording = true
             read = .skipped
-        case "measurement" where source == .ecg:
-            read = .skipped
-        case "ecg_beat" where source == .ecg:
-            guard let member = line.member("rr_ms") else { return nil }
-            switch member.kind {
-            case .literal where line.isNull("rr_ms"): read = .ecgBeat(nil)
-            case .number:
-                guard let rr = line.number("rr_ms"), let checked = try? Self.checked(rr) else { return nil }
-                read = .ecgBeat(checked)
-            default: return nil
-            }
         case "measurement":
+            // With --rr-source ecg the strap's RR intervals are not the ones read.
+            guard source == .strap else {
+                read = .skipped
+                break
+            }
             guard let payload = line.plainHex("hex"), let m = try? HeartRateMeasurement(decoding: payload)
             else {
                 return nil
@@ -157,6 +151,15 @@ struct RRLineParser {
                 intervals.append(checked)
             }
             read = .intervals(intervals)
+        case "ecg_beat" where source == .ecg:
+            guard let member = line.member("rr_ms") else { return nil }
+            switch member.kind {
+            case .literal where line.isNull("rr_ms"): read = .ecgBeat(nil)
+            case .number:
+                guard let rr = line.number("rr_ms"), let checked = try? Self.checked(rr) else { return nil }
+                read = .ecgBeat(checked)
+            default: return nil
+            }
         case "status":
             let state = line.string("state")
             read = state == "disconnected" || state == "stopped" ? .gap : .skipped
@@ -194,6 +197,7 @@ struct RRLineParser {
         case "recording":
             return .recordingHeader
         case "measurement" where source == .ecg:
+            // With --rr-source ecg the strap's RR intervals are not the ones read.
             return .skipped
         case "ecg_beat" where source == .ecg:
             switch value["rr_ms"] {
