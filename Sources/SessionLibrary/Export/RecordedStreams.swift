@@ -198,7 +198,9 @@ extension SensorStretch {
 
     /// ECG samples after the ones so far: each next slot, after the slots of any samples lost.
     mutating func append(ecg samples: [PMDECGSample], rate: Int) {
+        // Taken out while it grows: a copy left behind would copy its arrays at every frame.
         var run = ecg ?? Run(rate: rate)
+        ecg = nil
         for sample in samples {
             if let last = run.samples.last, let slot = run.slots.last {
                 guard sample.timestamp > last.timestamp else { continue }
@@ -215,8 +217,10 @@ extension SensorStretch {
     /// Acceleration samples after the ones so far, placed as the ECG's are (slots counted from
     /// the stream's own first sample). A rate that changes mid-stretch leaves the frame out.
     mutating func append(acc samples: [PMDACCSample], rate: Int) {
+        guard acc == nil || acc?.rate == rate else { return }
+        // Taken out while it grows, as the ECG's.
         var run = acc ?? Run(rate: rate)
-        guard run.rate == rate else { return }
+        acc = nil
         for sample in samples {
             if let last = run.samples.last, let slot = run.slots.last {
                 guard sample.timestamp > last.timestamp else { continue }

@@ -231,12 +231,14 @@ package enum StreamExport {
     package static func ecgCSV(_ decoded: SensorStretches.Decoded) -> String? {
         var text = ecgHeader + "\n"
         var any = false
+        var clock = ISOClock()
         for stretch in decoded.stretches {
             guard let ecg = stretch.ecg else { continue }
             any = true
             for sample in ecg.samples {
-                text +=
-                    "\(sample.timestamp),\(isoTime(stretch.wall(sample.timestamp))),\(sample.microvolts)\n"
+                text += "\(sample.timestamp),"
+                clock.append(stretch.wall(sample.timestamp), to: &text)
+                text += ",\(sample.microvolts)\n"
             }
         }
         return any ? text : nil
@@ -246,12 +248,14 @@ package enum StreamExport {
     package static func accCSV(_ decoded: SensorStretches.Decoded) -> String? {
         var text = accHeader + "\n"
         var any = false
+        var clock = ISOClock()
         for stretch in decoded.stretches {
             guard let acc = stretch.acc else { continue }
             any = true
             for sample in acc.samples {
-                text +=
-                    "\(sample.timestamp),\(isoTime(stretch.wall(sample.timestamp))),\(sample.x),\(sample.y),\(sample.z)\n"
+                text += "\(sample.timestamp),"
+                clock.append(stretch.wall(sample.timestamp), to: &text)
+                text += ",\(sample.x),\(sample.y),\(sample.z)\n"
             }
         }
         return any ? text : nil
@@ -267,5 +271,28 @@ package enum StreamExport {
         }
         return
             "\(pad(time.year, 4))-\(pad(time.month, 2))-\(pad(time.day, 2))T\(pad(time.hour, 2)):\(pad(time.minute, 2)):\(pad(time.second, 2)).\(pad(time.nanosecond / 1000, 6))Z"
+    }
+}
+
+/// `StreamExport.isoTime` for times in order: the date and time of day made once per second, only
+/// the microseconds after it for each sample (a CSV has hundreds of rows a second).
+struct ISOClock {
+    private var second: Int64? = nil
+    private var prefix = ""
+
+    /// Appends `unixNanoseconds`'s `isoTime` to `text`.
+    mutating func append(_ unixNanoseconds: Int64, to text: inout String) {
+        let whole =
+            unixNanoseconds >= 0 ? unixNanoseconds / 1_000_000_000 : (unixNanoseconds + 1) / 1_000_000_000 - 1
+        if whole != second {
+            second = whole
+            // "2026-11-26T07:00:01." of "2026-11-26T07:00:01.000000Z".
+            prefix = String(StreamExport.isoTime(whole * 1_000_000_000).dropLast(7))
+        }
+        let digits = String((unixNanoseconds - whole * 1_000_000_000) / 1000)
+        text += prefix
+        text += String(repeating: "0", count: 6 - digits.count)
+        text += digits
+        text += "Z"
     }
 }
