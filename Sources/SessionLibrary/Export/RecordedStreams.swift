@@ -62,12 +62,6 @@ package struct RecordedStreams {
         }
         return seen
     }
-
-    /// Whether `device`'s lines (or, nil, any) hold an `ecg_beat`.
-    package func hasBeats(of device: String?) -> Bool {
-        for case .beat(let beat) in items where device == nil || beat.device == device { return true }
-        return false
-    }
 }
 
 /// A connected stretch of one strap's streams, decoded: its samples, where the lost ones were,

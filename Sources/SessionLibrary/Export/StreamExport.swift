@@ -48,7 +48,7 @@ package enum StreamExport {
         }
         if clipped > 0 {
             output.warnings.append(
-                "\(clipped) ECG sample\(clipped == 1 ? "" : "s") beyond ±32767 µV clipped to it (the EDF channel's range)"
+                "\(clipped) ECG sample\(clipped == 1 ? "" : "s") beyond -32768...32767 µV clipped to it (the EDF channel's range)"
             )
         }
         return output
@@ -79,7 +79,7 @@ package enum StreamExport {
                         duration: nanoseconds(slot - microvolts.count, rate: rate), text: "ECG samples lost"))
                 microvolts.append(contentsOf: repeatElement(held, count: slot - microvolts.count))
             }
-            if abs(sample.microvolts) > 32767 { clipped += 1 }
+            if sample.microvolts > 32767 || sample.microvolts < -32768 { clipped += 1 }
             microvolts.append(sample.microvolts)
         }
         let records = (microvolts.count + rate - 1) / rate
