@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-dbus bench-watch bench-watch-floor bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
+.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo bench bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-watch-floor bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -114,7 +114,7 @@ test-installed: test-deps
 # Benchmarks live in their own package so that `make test` never builds the benchmark harness.
 # The first run builds the harness (about 2 minutes). BENCH_FLAGS passes options through, e.g.
 # BENCH_FLAGS="--filter decode".
-bench: bench-decoder bench-hrv bench-dbus bench-watch bench-first-beat bench-relay bench-mqtt bench-serve bench-export bench-soak
+bench: bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-first-beat bench-relay bench-mqtt bench-serve bench-export bench-soak
 
 bench-decoder:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HeartRateBenchmarks --no-progress $(BENCH_FLAGS)
@@ -122,6 +122,10 @@ bench-decoder:
 # HRV: the artefact corrector and live window per beat, alpha1, the window's figures, a session.
 bench-hrv:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target HRVBenchmarks --no-progress $(BENCH_FLAGS)
+
+# ECG and acceleration (#24): PMD frame decoding and R-peak detection per sample.
+bench-ecg:
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target ECGBenchmarks --no-progress $(BENCH_FLAGS)
 
 # libFuzzer over the measurement decoder: `make fuzz FUZZ_SECONDS=600`.
 fuzz:
@@ -193,10 +197,10 @@ fidelity: build
 	python3 Tests/Fidelity/compare-probe.py $(REALBLUEZ)/transcripts/probe.txt .build/probe-sim.txt
 
 format:
-	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Benchmarks/HRVBenchmarks Fuzz
+	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Benchmarks/HRVBenchmarks Benchmarks/ECGBenchmarks Fuzz
 
 lint:
-	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Benchmarks/HRVBenchmarks Fuzz
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/HeartRateBenchmarks Benchmarks/HRVBenchmarks Benchmarks/ECGBenchmarks Fuzz
 	bash Tests/Packaging/registry-host-check.sh
 	python3 Tests/DocComments/check_doc_comments.py
 

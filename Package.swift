@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "HeartRate", targets: ["HeartRate"]),
         .library(name: "HRV", targets: ["HRV"]),
         .library(name: "DBus", targets: ["DBus"]),
+        // For the benchmarks' package (make bench-ecg).
+        .library(name: "PolarPMD", targets: ["PolarPMD"]),
+        .library(name: "ECG", targets: ["ECG"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -54,7 +57,9 @@ let package = Package(
         // A simulated bluetoothd: serves org.bluez from a scenario (see Scenarios/).
         .target(
             name: "BlueZSimulator",
-            dependencies: ["DBus", "HeartRate", "InputFiles", "Spawn", "CInstallPrefix", "Threads"],
+            dependencies: [
+                "DBus", "HeartRate", "PolarPMD", "InputFiles", "Spawn", "CInstallPrefix", "Threads",
+            ],
             swiftSettings: strict),
         // The PREFIX `make release` builds for (a C define: Swift defines carry no values), where an
         // installed hrm-sim looks for its scenarios when they are not beside its bin folder.
@@ -70,7 +75,8 @@ let package = Package(
         .target(
             name: "Monitor",
             dependencies: [
-                "BlueZ", "HeartRate", "HRV", "Threads", .product(name: "Logging", package: "swift-log"),
+                "BlueZ", "HeartRate", "HRV", "PolarPMD", "ECG", "Threads",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -183,13 +189,14 @@ let package = Package(
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus"], swiftSettings: strict),
         .testTarget(
-            name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "HeartRate", "Spawn"],
+            name: "BlueZSimulatorTests",
+            dependencies: ["BlueZSimulator", "HeartRate", "PolarPMD", "ECG", "Spawn"],
             swiftSettings: strict),
         .testTarget(
             name: "HRMCLITests",
             dependencies: [
                 "HRMCLI", "Monitor", "SessionLibrary", "Outputs", "HeartRate", "HRV", "InputFiles",
-                "BrokerSupport", "PolarPMD", "EDF", "CheckerSupport",
+                "PolarPMD", "BrokerSupport", "EDF", "CheckerSupport",
                 "ClockSupport",
                 "Threads",
                 .product(name: "Logging", package: "swift-log"),

@@ -29,6 +29,16 @@ let package = Package(
             path: "HRVBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "ECGBenchmarks",
+            dependencies: [
+                .product(name: "PolarPMD", package: "hrm"),
+                .product(name: "ECG", package: "hrm"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "ECGBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -38,6 +38,9 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
         /// bluetoothd refused to register a GATT application or an advertisement ("Maximum
         /// advertisements reached", an application it cannot parse): `message` says which.
         case peripheralRefused = "peripheral_refused"
+        /// Pairing with the device was refused, timed out or could not be done: `message` says
+        /// which.
+        case pairingFailed = "pairing_failed"
     }
 
     /// What went wrong.

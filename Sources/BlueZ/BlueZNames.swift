@@ -26,6 +26,8 @@ enum BlueZNames {
         static let advertisement: InterfaceName = "org.bluez.LEAdvertisement1"
         static let gattService: InterfaceName = "org.bluez.GattService1"
         static let descriptor: InterfaceName = "org.bluez.GattDescriptor1"
+        static let agentManager: InterfaceName = "org.bluez.AgentManager1"
+        static let agent: InterfaceName = "org.bluez.Agent1"
     }
 
     /// Interface names of the peripheral side, as the object mirror keys them.
@@ -72,6 +74,12 @@ public enum BlueZReply: String, Sendable, CaseIterable {
     case invalidOffset = "InvalidOffset"
     /// Pairing or encryption with the device failed.
     case authenticationFailed = "AuthenticationFailed"
+    /// The device (or the agent) refused pairing.
+    case authenticationRejected = "AuthenticationRejected"
+    /// Pairing was cancelled (CancelPairing, or the agent's Cancel).
+    case authenticationCanceled = "AuthenticationCanceled"
+    /// The device did not answer pairing in time.
+    case authenticationTimeout = "AuthenticationTimeout"
 
     /// The reply an error name stands for; nil for a name that is not bluetoothd's (or one this
     /// list does not know: it is still a `.bluez` error with its name kept).

@@ -348,12 +348,17 @@ extension BlueZClient {
     /// Writes `value` with WriteValue: a Write Request that waits for the device's response, or with
     /// `withResponse: false` a Write Command that bluetoothd answers at once.
     ///
+    /// `timeout` (else the client's) bounds the wait for the answer: a write to an encrypted
+    /// characteristic over an unpaired link may get no answer at all (BLUEZ-NOTES).
+    ///
     /// - Throws: `BlueZError` as the call failed (`.bluez` with bluetoothd's reply, `.timeout`, ...).
-    public func write(_ characteristic: Characteristic, _ value: [UInt8], withResponse: Bool = true)
-        async throws(BlueZError)
-    {
+    public func write(
+        _ characteristic: Characteristic, _ value: [UInt8], withResponse: Bool = true,
+        timeout: Duration? = nil
+    ) async throws(BlueZError) {
         _ = try await call(
             "WriteValue", on: characteristic.path.objectPath, interface: BlueZNames.Call.characteristic,
-            body: [.bytes(value), .propertyMap(["type": .string(withResponse ? "request" : "command")])])
+            body: [.bytes(value), .propertyMap(["type": .string(withResponse ? "request" : "command")])],
+            timeout: timeout)
     }
 }

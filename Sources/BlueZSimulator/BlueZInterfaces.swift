@@ -42,6 +42,21 @@ enum BlueZError {
     static let invalidArguments = DBusError(
         name: "org.bluez.Error.InvalidArguments", message: "Invalid arguments in method call")
     static let doesNotExist = DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")
+    static let alreadyExists = DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists")
+    /// Pair() of a device paired but not bonded: the kernel's MGMT_STATUS_ALREADY_PAIRED.
+    static let alreadyPaired = DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Paired")
+    /// The pairing outcomes of 5.66's new_authentication_return (src/device.c).
+    static let authenticationFailed = DBusError(
+        name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+    static let authenticationRejected = DBusError(
+        name: "org.bluez.Error.AuthenticationRejected", message: "Authentication Rejected")
+    static let authenticationTimeout = DBusError(
+        name: "org.bluez.Error.AuthenticationTimeout", message: "Authentication Timeout")
+    static let authenticationCanceled = DBusError(
+        name: "org.bluez.Error.AuthenticationCanceled", message: "Authentication Canceled")
+    /// An ATT request on an unencrypted link refused for insufficient authentication or
+    /// encryption (create_gatt_dbus_error in 5.66's src/gatt-client.c).
+    static let notPaired = DBusError(name: "org.bluez.Error.NotPermitted", message: "Not paired")
 }
 
 extension Value {

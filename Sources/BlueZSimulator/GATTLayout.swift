@@ -1,4 +1,5 @@
 import DBus
+import PolarPMD
 
 /// The GATT database hrm-sim exposes for one device, with handles laid out as BlueZ numbers them.
 ///
@@ -13,6 +14,8 @@ struct GATTLayout: Sendable {
         case serviceChanged, clientFeatures, databaseHash, serverFeatures
         case deviceInformation(String)
         case pnpID
+        /// Polar's PMD control point (read, write, indicate) and data characteristic (notify).
+        case pmdControlPoint, pmdData
     }
 
     struct Descriptor: Sendable {
@@ -56,6 +59,10 @@ struct GATTLayout: Sendable {
         }
 
         func service(_ uuid: UInt16, _ chars: [(UInt16, [String], Role)]) throws(DBusError) {
+            try service(SimulatedUUID(uuid), chars.map { (SimulatedUUID($0.0), $0.1, $0.2) })
+        }
+
+        func service(_ uuid: SimulatedUUID, _ chars: [(SimulatedUUID, [String], Role)]) throws(DBusError) {
             let servicePath = try devicePath.appending("service\(hex(handle))")
             var next = handle + 1
             var built: [Characteristic] = []
@@ -69,11 +76,11 @@ struct GATTLayout: Sendable {
                     : nil
                 built.append(
                     Characteristic(
-                        path: charPath, servicePath: servicePath, uuid: SimulatedUUID(charUUID), flags: flags,
+                        path: charPath, servicePath: servicePath, uuid: charUUID, flags: flags,
                         role: role, ccc: ccc))
                 next += notifies ? 3 : 2
             }
-            services.append(Service(path: servicePath, uuid: SimulatedUUID(uuid), characteristics: built))
+            services.append(Service(path: servicePath, uuid: uuid, characteristics: built))
             handle = next
         }
 
@@ -102,6 +109,18 @@ struct GATTLayout: Sendable {
 
         if device.battery != nil {
             try service(0x180F, [(0x2A19, ["read", "notify"], .batteryLevel)])
+        }
+        // Polar's PMD service, after the standard ones as on an H10. The UUIDs are constants.
+        if device.pmd != nil, let pmd = SimulatedUUID(PMDService.serviceUUID),
+            let controlPoint = SimulatedUUID(PMDService.controlPointUUID),
+            let data = SimulatedUUID(PMDService.dataUUID)
+        {
+            try service(
+                pmd,
+                [
+                    (controlPoint, ["read", "write", "indicate"], .pmdControlPoint),
+                    (data, ["notify"], .pmdData),
+                ])
         }
         self.services = services
     }

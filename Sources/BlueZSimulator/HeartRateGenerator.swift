@@ -73,7 +73,14 @@ public struct HeartRateGenerator: Sendable {
     /// Beats that ended but did not fit in earlier frames, sent in later ones. Bounded, as a real
     /// strap's buffer is: past `pendingLimit` the oldest are dropped.
     private static let pendingLimit = 64
-    private var pendingRR: [UInt16] = []
+    /// Each pending beat's end (scenario seconds) and length (1/1024 s). Beats simulated ahead of
+    /// the frames (for the ECG, `beats(through:)`) wait here until a frame's time reaches them.
+    private var pendingRR: [(end: Double, rr: UInt16)] = []
+    /// How far the beats have been simulated (a frame's time, or further for the ECG).
+    private var simulatedUntil: Double? = nil
+    /// The ends of the latest beats (scenario seconds), oldest first: the R peaks of the ECG.
+    private var beatLog: [Double] = []
+    private static let beatLogLimit = 256
 
     public init(source: Source, options: Options = Options()) {
         self.source = source
@@ -108,14 +115,14 @@ public struct HeartRateGenerator: Sendable {
         case .series(let values):
             let value = values.isEmpty ? 0 : values[index % values.count]
             advanceEnergy(to: time, bpm: Double(value))
-            return encode(bpm: value, rr: [])
+            return encode(bpm: value, rr: [], at: time)
         case .realistic(let base, let variability):
             if firstFrameAt == nil { firstFrameAt = time }
             let rr = simulateBeats(
                 until: time, base: climbing(base, at: time - (firstFrameAt ?? time)), variability: variability
             )
             advanceEnergy(to: time, bpm: bpm)
-            return encode(bpm: UInt16(max(bpm.rounded(), 0)), rr: rr)
+            return encode(bpm: UInt16(max(bpm.rounded(), 0)), rr: rr, at: time)
         }
     }
 
@@ -124,8 +131,25 @@ public struct HeartRateGenerator: Sendable {
         return base + (climb.to - base) * min(max(time / climb.seconds, 0), 1)
     }
 
+    /// The ends of the beats simulated so far and through `time` (scenario seconds; realistic
+    /// mode only, empty otherwise), oldest first, the latest `beatLogLimit` of them: what an ECG
+    /// of the same heart shows as R peaks. Beats past the latest frame's time are simulated now
+    /// and reported in the frames whose time reaches them, so the RR intervals on 0x2A37 are
+    /// those of these beats.
+    public mutating func beats(through time: Double) -> [Double] {
+        guard case .realistic(let base, let variability) = source else { return [] }
+        if time > (simulatedUntil ?? -Double.infinity) {
+            _ = simulateBeats(
+                until: time, base: climbing(base, at: time - (firstFrameAt ?? time)), variability: variability
+            )
+        }
+        return beatLog
+    }
+
     private mutating func simulateBeats(until time: Double, base: Double, variability: Double) -> [UInt16] {
-        let previous = lastTime ?? (time - 1)
+        // Until the ECG asks for beats ahead, `simulatedUntil` is the previous frame's time.
+        let previous = simulatedUntil ?? lastTime ?? (time - 1)
+        simulatedUntil = max(time, previous)
         var beatTime = lastBeat ?? previous
         let step = max(time - previous, 0)
         // Mean-reverting walk with a slow swell of ±8 % over about three minutes.
@@ -138,11 +162,13 @@ public struct HeartRateGenerator: Sendable {
             let interval = min(max(nominal * jitter, 0.25), 2.0)
             if beatTime + interval > time { break }
             beatTime += interval
-            pendingRR.append(UInt16(min((interval * 1024).rounded(), 65535)))
+            pendingRR.append((beatTime, UInt16(min((interval * 1024).rounded(), 65535))))
             if pendingRR.count > Self.pendingLimit { pendingRR.removeFirst() }
+            beatLog.append(beatTime)
+            if beatLog.count > Self.beatLogLimit { beatLog.removeFirst(beatLog.count - Self.beatLogLimit) }
         }
         lastBeat = beatTime
-        return pendingRR
+        return pendingRR.map(\.rr)
     }
 
     private mutating func advanceEnergy(to time: Double, bpm: Double) {
@@ -151,12 +177,14 @@ public struct HeartRateGenerator: Sendable {
         energy = min(energy + options.energyPerMinute * minutes * bpm / 100, Double(UInt16.max))
     }
 
-    private mutating func encode(bpm: UInt16, rr: [UInt16]) -> [UInt8] {
+    private mutating func encode(bpm: UInt16, rr: [UInt16], at time: Double) -> [UInt8] {
         let energyValue = options.energyStart == nil ? nil : UInt16(energy)
         let fixed = 1 + (options.format == .uint16 ? 2 : 1) + (energyValue == nil ? 0 : 2)
         let room = max((options.maximumFrameLength - fixed) / 2, 0)
-        let sent = options.includeRR ? Array(pendingRR.prefix(room)) : []
-        pendingRR.removeFirst(options.includeRR ? sent.count : pendingRR.count)
+        // Only beats that have ended by the frame's time: those simulated ahead wait.
+        let ended = pendingRR.prefix { $0.end <= time }.count
+        let sent = options.includeRR ? pendingRR.prefix(min(room, ended)).map(\.rr) : []
+        pendingRR.removeFirst(options.includeRR ? sent.count : ended)
         let value = options.format == .uint8 ? min(bpm, 255) : bpm
         let measurement = try? HeartRateMeasurement(
             heartRate: value, format: options.format, sensorContact: contact,

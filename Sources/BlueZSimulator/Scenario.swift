@@ -140,10 +140,91 @@ public struct Scenario: Codable, Sendable, Equatable {
         /// notifications: `ay` (what bluetoothd sends), or a wrong one: `s` (the frame as hex
         /// text) or `ai` (each byte an int32).
         public var valueType: String = "ay"
+        /// A kind of device whose defaults it takes: `polar-h10` (a Polar H10: its name, device
+        /// information, an ATT MTU of 232 and the PMD service, `pmd`), or nil for a plain strap.
+        public var profile: String? = nil
+        /// What Device1.Pair() meets: `just-works` (paired, as LE Just Works is, when an agent
+        /// is there to be asked: the caller's or a default one), `refuse` (the strap fails the
+        /// pairing: AuthenticationFailed), `reject` (AuthenticationRejected) or `timeout` (no
+        /// answer: AuthenticationTimeout after the kernel's 30 s SMP timeout).
+        public var pairing: String = "just-works"
+        /// Paired (and bonded) from an earlier session: Paired and Bonded true from the start, and
+        /// in GetManagedObjects before any scan, as bluetoothd keeps paired devices.
+        public var paired: Bool = false
+        /// Whether pairing bonds (the keys are stored: `Bonded` true), as an H10 does; false plays
+        /// the lab's btvirt controllers (Paired true, Bonded false).
+        public var bonds: Bool = true
+        /// Polar's PMD service (ECG and acceleration), as an H10 offers it; nil for none.
+        public var pmd: PMD? = nil
 
         public init(address: String) {
             self.address = address
         }
+
+        /// A Polar H10 at `address`, with the `polar-h10` profile's defaults.
+        public static func polarH10(address: String) -> Device {
+            var device = Device(address: address)
+            device.profile = Profile.polarH10.rawValue
+            device.applyProfile(hasName: false, hasInformation: false, hasMTU: false, hasPMD: false)
+            return device
+        }
+
+        /// Fills what the profile gives and the scenario left out.
+        mutating func applyProfile(hasName: Bool, hasInformation: Bool, hasMTU: Bool, hasPMD: Bool) {
+            guard profile == Profile.polarH10.rawValue else { return }
+            // An H10's name and serial are its device ID, the address's last four bytes.
+            let id =
+                SimulatedAddress(address).map { address in
+                    address.octets.suffix(4).map {
+                        ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true)
+                    }
+                    .joined()
+                }
+                ?? "00000000"
+            if !hasName { name = "Polar H10 \(id)" }
+            if !hasInformation {
+                deviceInformation = DeviceInformation(
+                    manufacturer: "Polar Electro Oy", model: "H10", serial: id, firmware: "3.3.2")
+            }
+            if !hasMTU { mtu = 232 }
+            if !hasPMD { pmd = PMD() }
+        }
+    }
+
+    /// The kinds of device `profile` names.
+    public enum Profile: String, Sendable, CaseIterable {
+        /// A Polar H10: heart rate, battery, device information and the PMD service.
+        case polarH10 = "polar-h10"
+    }
+
+    /// What `pairing` names.
+    public enum Pairing: String, Sendable, CaseIterable {
+        /// LE Just Works: paired when an agent is registered (the agent is not asked).
+        case justWorks = "just-works"
+        /// The strap fails the pairing: AuthenticationFailed, "Authentication Failed".
+        case refuse
+        /// The strap rejects it: AuthenticationRejected, "Authentication Rejected".
+        case reject
+        /// The strap never answers: AuthenticationTimeout, "Authentication Timeout".
+        case timeout
+    }
+
+    /// Polar's PMD service on a device: the control point and the data characteristic, ECG
+    /// synthesised from the strap's own beats and acceleration, as an H10 streams them.
+    public struct PMD: Codable, Sendable, Equatable {
+        /// The sensor's clock when the simulator starts, in nanoseconds since 2000-01-01; nil: an
+        /// H10 after a battery change, 2019-01-01.
+        public var clockStart: UInt64? = nil
+        /// Acceleration frames delta-compressed (frame type 0x81) instead of raw (type 1).
+        public var accCompressed: Bool = false
+        /// The R wave's height in microvolts.
+        public var ecgAmplitude: Double = 1200
+        /// The ECG's noise (standard deviation, microvolts).
+        public var ecgNoise: Double = 8
+        /// Seeds the ECG's noise and the acceleration's.
+        public var seed: UInt64 = 1
+
+        public init() {}
     }
 
     public struct DeviceInformation: Codable, Sendable, Equatable {
@@ -308,6 +389,7 @@ extension Scenario.Device {
         case address, addressType, adapter, name, rssi, txPower, uuids, manufacturerData, appearance
         case appearAt, vanishAt, known, location, battery, deviceInformation, heartRate, mtu, drops
         case connectFailures, connectDelay, acquireNotify, callFailures, acquireFd, valueType
+        case profile, pairing, paired, bonds, pmd
     }
 
     public init(from decoder: any Decoder) throws {
@@ -339,6 +421,15 @@ extension Scenario.Device {
             try c.decodeIfPresent([String: [Scenario.DBusFailure]].self, forKey: .callFailures) ?? [:]
         d.acquireFd = try c.decodeIfPresent(String.self, forKey: .acquireFd) ?? d.acquireFd
         d.valueType = try c.decodeIfPresent(String.self, forKey: .valueType) ?? d.valueType
+        d.profile = try c.decodeIfPresent(String.self, forKey: .profile)
+        d.pairing = try c.decodeIfPresent(String.self, forKey: .pairing) ?? d.pairing
+        d.paired = try c.decodeIfPresent(Bool.self, forKey: .paired) ?? d.paired
+        d.bonds = try c.decodeIfPresent(Bool.self, forKey: .bonds) ?? d.bonds
+        d.pmd = try c.decodeIfPresent(Scenario.PMD.self, forKey: .pmd)
+        d.applyProfile(
+            hasName: c.contains(.name), hasInformation: c.contains(.deviceInformation),
+            hasMTU: c.contains(.mtu),
+            hasPMD: c.contains(.pmd))
         self = d
     }
 }
@@ -370,6 +461,23 @@ extension Scenario.HeartRateStream {
         s.contactChanges = try c.decodeIfPresent([Scenario.ContactChange].self, forKey: .contactChanges) ?? []
         s.seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? s.seed
         self = s
+    }
+}
+
+extension Scenario.PMD {
+    private enum CodingKeys: String, CodingKey {
+        case clockStart, accCompressed, ecgAmplitude, ecgNoise, seed
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var pmd = Scenario.PMD()
+        pmd.clockStart = try c.decodeIfPresent(UInt64.self, forKey: .clockStart)
+        pmd.accCompressed = try c.decodeIfPresent(Bool.self, forKey: .accCompressed) ?? pmd.accCompressed
+        pmd.ecgAmplitude = try c.decodeIfPresent(Double.self, forKey: .ecgAmplitude) ?? pmd.ecgAmplitude
+        pmd.ecgNoise = try c.decodeIfPresent(Double.self, forKey: .ecgNoise) ?? pmd.ecgNoise
+        pmd.seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? pmd.seed
+        self = pmd
     }
 }
 

@@ -137,6 +137,28 @@ extension Scenario {
                 NotificationValueType(rawValue: device.valueType) != nil,
                 "\(path).valueType: '\(device.valueType)' is not "
                     + NotificationValueType.allCases.map(\.rawValue).joined(separator: ", "))
+            if let profile = device.profile {
+                check(
+                    Profile(rawValue: profile) != nil,
+                    "\(path).profile: '\(profile)' is not "
+                        + Profile.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            check(
+                Pairing(rawValue: device.pairing) != nil,
+                "\(path).pairing: '\(device.pairing)' is not "
+                    + Pairing.allCases.map(\.rawValue).joined(separator: ", "))
+            if let pmd = device.pmd {
+                check(
+                    pmd.ecgAmplitude.isFinite && (0...100_000).contains(pmd.ecgAmplitude),
+                    "\(path).pmd.ecgAmplitude: 0 to 100000 microvolts")
+                check(
+                    pmd.ecgNoise.isFinite && (0...10_000).contains(pmd.ecgNoise),
+                    "\(path).pmd.ecgNoise: 0 to 10000 microvolts")
+                check(
+                    (pmd.clockStart ?? 0) < 1 << 62,
+                    "\(path).pmd.clockStart: nanoseconds since 2000-01-01, below 2^62")
+                check(device.mtu >= 33, "\(path).mtu: a PMD frame needs an MTU of 33 or more")
+            }
             problems += device.heartRate.problems(at: "\(path).heartRate")
         }
 

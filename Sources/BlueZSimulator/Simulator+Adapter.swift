@@ -140,6 +140,8 @@ extension Simulator {
         unexportGATT(path)
         connection?.unexport(at: path)
         devices[path]?.exported = false
+        if device.paired { log.record("unpaired", ["path": path.rawValue]) }
+        forgetPairing(path)
         return []
     }
 

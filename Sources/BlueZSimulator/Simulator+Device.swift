@@ -10,8 +10,8 @@ extension Simulator {
                 method("Disconnect") { call in try await self.disconnectCall(call) },
                 method("ConnectProfile", input: "s") { _ in throw BlueZError.notSupported },
                 method("DisconnectProfile", input: "s") { _ in throw BlueZError.notSupported },
-                method("Pair") { _ in throw BlueZError.notSupported },
-                method("CancelPairing") { _ in throw BlueZError.doesNotExist },
+                method("Pair") { call in try await self.pair(call) },
+                method("CancelPairing") { call in try await self.cancelPairing(call) },
             ],
             properties: [
                 Property("Address", type: .string, changes: .constant),
@@ -22,7 +22,11 @@ extension Simulator {
                 Property("Icon", type: .string),
                 Property("Paired", type: .boolean),
                 Property("Bonded", type: .boolean),
-                Property("Trusted", type: .boolean, access: .readWrite),
+                Property("Trusted", type: .boolean, access: .readWrite) { value, call in
+                    guard case .boolean(let trusted) = value else { throw BlueZError.invalidArguments }
+                    await self.setTrusted(call.path, trusted)  // the connection announces Trusted
+                    return value
+                },
                 Property("Blocked", type: .boolean, access: .readWrite),
                 Property("LegacyPairing", type: .boolean),
                 Property("RSSI", type: .int16),
@@ -41,7 +45,8 @@ extension Simulator {
         var properties: [String: Value] = [
             "Address": .string(device.address.description), "AddressType": .string(spec.addressType),
             "Alias": .string(spec.name ?? device.address.dashed),
-            "Paired": .boolean(false), "Bonded": .boolean(false), "Trusted": .boolean(false),
+            "Paired": .boolean(device.paired), "Bonded": .boolean(device.bonded),
+            "Trusted": .boolean(device.trusted),
             "Blocked": .boolean(false), "LegacyPairing": .boolean(false),
             "Connected": .boolean(device.connected),
             "UUIDs": .strings(spec.uuids.compactMap { SimulatedUUID($0)?.description }),
@@ -264,9 +269,15 @@ extension Simulator {
     func releaseLinkState(_ path: ObjectPath) {
         guard let device = devices[path] else { return }
         if let reverse = reverseDevicePath(path) { connection?.unexport(at: reverse) }
+        // The strap stops its PMD streams when the link goes; a pairing under way fails
+        // (MGMT_STATUS_DISCONNECTED), and writes left unanswered end.
+        stopPMD(path, reason: "link")
+        endPairing(path, .failed(BlueZError.authenticationCanceled))
+        endUnansweredWrites(device: path)
         for characteristic in device.layout.characteristics
         where characteristic.role == .measurement
-            || characteristic.role == .batteryLevel
+            || characteristic.role == .batteryLevel || characteristic.role == .pmdControlPoint
+            || characteristic.role == .pmdData
         {
             let charPath = characteristic.path
             if device.acquired[characteristic.path] != nil

@@ -181,6 +181,7 @@ extension Simulator {
         guard let device = devices[devicePath], device.connected else { throw BlueZError.notConnected }
         let value: [UInt8] =
             switch characteristic.role {
+            case .pmdControlPoint: try pmdFeatures(devicePath)
             case .bodySensorLocation: [UInt8(clamping: device.spec.location ?? 0)]
             case .batteryLevel: [UInt8(clamping: device.battery ?? 0)]
             case .deviceInformation(let text): Array(text.utf8)
@@ -188,7 +189,7 @@ extension Simulator {
             case .clientFeatures: [0x00]
             case .databaseHash: Array(repeating: 0xA5, count: 16)
             case .serverFeatures: [0x01]
-            case .measurement, .controlPoint, .serviceChanged: []
+            case .measurement, .controlPoint, .serviceChanged, .pmdData: []
             }
         // The read updates Value, and that PropertiesChanged goes out before the reply.
         try? connection?.setProperty(
@@ -203,7 +204,9 @@ extension Simulator {
         let on =
             !(devices[devicePath]?.notifySessions[characteristic.path] ?? []).isEmpty
             || devices[devicePath]?.acquired[characteristic.path] != nil
-        let value: [UInt8] = on ? [0x01, 0x00] : [0x00, 0x00]
+        // The CCC's bit 0 enables notifications, bit 1 indications.
+        let bit: UInt8 = characteristic.flags.contains("notify") ? 0x01 : 0x02
+        let value: [UInt8] = on ? [bit, 0x00] : [0x00, 0x00]
         try? connection?.setProperty(
             "Value", to: .bytes(value), interface: BlueZName.gattDescriptor, at: call.path)
         return [.bytes(value)]
@@ -224,6 +227,8 @@ extension Simulator {
             }
             devices[devicePath]?.generator.resetEnergyExpended()
             log.record("energy-reset", ["path": devicePath.rawValue])
+        case .pmdControlPoint:
+            return try await pmdWrite(devicePath, bytes, call)
         default:
             break
         }

@@ -7,6 +7,7 @@ extension Simulator {
         guard !down else { return }
         let t = now
         runEvents(until: t)
+        if !unansweredWrites.isEmpty { endUnansweredWrites(dueBy: t) }
         for (path, device) in devices {
             guard let adapter = adapters[device.adapter] else { continue }
             // Drops, vanishing.
@@ -33,7 +34,7 @@ extension Simulator {
                 }
             }
             // Temporary devices are forgotten ~30 s after they were last seen.
-            if device.exported && !device.connected && !device.spec.known && !started
+            if device.exported && !device.connected && !device.spec.known && !device.paired && !started
                 && t - device.lastSeen > timing.temporaryTimeout
             {
                 unexportGATT(path)

@@ -24,6 +24,13 @@ public actor Simulator {
         /// Discovered devices never connected are dropped this long after they were last seen.
         public var temporaryTimeout = 30.0
         public var tick = 0.05
+        /// How long an LE Just Works pairing takes, and a pairing that ends otherwise.
+        public var pairing = 0.05
+        /// How long a pairing the strap never answers takes to fail (the kernel's SMP timeout).
+        public var pairingTimeout = 30.0
+        /// How long a PMD write on an unpaired link stays unanswered at most: far past any
+        /// caller's timeout (D-Bus's default is 25 s), so that nothing is held for ever.
+        public var unansweredWrite = 120.0
 
         public init() {}
     }
@@ -79,6 +86,29 @@ public actor Simulator {
         var acquired: [ObjectPath: Int32] = [:]
         var notifyTask: Task<Void, Never>? = nil
         var battery: Int?
+        /// Paired and bonded (kept across disconnects and bluetoothd's restarts; RemoveDevice
+        /// forgets them), and Trusted as a client set it.
+        var paired = false
+        var bonded = false
+        var trusted = false
+        /// The Pair() under way: its number, who called, and what ends its wait.
+        var pairing: (number: Int, sender: String, end: CheckedContinuation<PairingOutcome, Never>)? = nil
+        /// The PMD measurements streaming, by measurement type.
+        var pmdStreams: [UInt8: PMDStream] = [:]
+        /// Commands written to the PMD control point and not run yet, numbered, in the order written.
+        var pmdCommands: [(number: Int, bytes: [UInt8])] = []
+    }
+
+    /// How a Pair() under way ends.
+    enum PairingOutcome: Sendable {
+        case paired
+        case failed(DBusError)
+    }
+
+    /// A client's registered agent (AgentManager1): its object and IO capability.
+    struct Agent {
+        let path: ObjectPath
+        let capability: String
     }
 
     let scenario: Scenario
@@ -121,6 +151,19 @@ public actor Simulator {
     var acquiredNotify: [PeripheralKey: AcquiredNotifyReader] = [:]
     /// What each consumer receives, whichever way it came.
     nonisolated let consumerInboxes = ConsumerInboxes()
+    /// Agents registered with AgentManager1, by owner (unique name), and the owners that asked to
+    /// be the default, oldest first (bluetoothd uses the first).
+    var agents: [String: Agent] = [:]
+    var defaultAgents: [String] = []
+    var nextPairing = 0
+    /// PMD writes left unanswered (an unpaired link): who called, the device, and what ends the wait.
+    var unansweredWrites:
+        [Int: (sender: String, device: ObjectPath, deadline: Double, end: CheckedContinuation<Void, Never>)] =
+            [:]
+    /// Numbers PMD stream starts, so that a stopped stream's late frame is not sent.
+    var nextPMDGeneration = 0
+    /// Numbers PMD commands, so that each runs after its own reply and in the order written.
+    var nextPMDCommand = 0
 
     public init(scenario: Scenario, busAddress: String, log: SimulatorLog, timing: Timing = Timing()) {
         self.scenario = scenario
@@ -145,6 +188,8 @@ public actor Simulator {
                 generator: HeartRateGenerator(stream: spec.heartRate, maximumFrameLength: spec.mtu - 3),
                 failuresLeft: spec.connectFailures, callFailuresLeft: spec.callFailures, battery: spec.battery
             )
+            devices[path]?.paired = spec.paired
+            devices[path]?.bonded = spec.paired && spec.bonds
         }
     }
 
@@ -171,8 +216,13 @@ public actor Simulator {
         await releasePeripherals()
         timeline?.cancel()
         watcher?.cancel()
-        for path in devices.keys { stopNotifying(path) }
+        for path in devices.keys {
+            stopNotifying(path)
+            stopPMD(path, reason: "stopped")
+            endPairing(path, .failed(BlueZError.authenticationCanceled))
+        }
         endStalls()
+        endUnansweredWrites()
         if let connection { await connection.close() }
         connection = nil
     }
@@ -185,21 +235,15 @@ public actor Simulator {
         let connection = try await Connection(address: busAddress)
         self.connection = connection
         connection.addObjectManager(at: .root, listingStandardInterfaces: true)
-        try connection.export(
-            Interface(
-                BlueZName.agentManager,
-                methods: [
-                    method("RegisterAgent", input: "os") { _ in [] },
-                    method("UnregisterAgent", input: "o") { _ in [] },
-                    method("RequestDefaultAgent", input: "o") { _ in [] },
-                ]), at: BlueZName.root)
+        try connection.export(agentManagerInterface(), at: BlueZName.root)
         for name in adapterOrder {
             guard let adapter = adapters[name] else { continue }
             try connection.export(
                 adapterInterface(), at: adapter.path, properties: adapterProperties(adapter))
             if adapter.spec.peripheral { try exportPeripheralManagers(adapter) }
         }
-        for (path, device) in devices where device.spec.known {
+        // bluetoothd keeps paired devices (and those the scenario says it knows) on disk.
+        for (path, device) in devices where device.spec.known || device.paired {
             try exportDevice(path, rssi: false)
         }
         // Clients that leave the bus lose their discovery and notify sessions, as in bluetoothd.
@@ -270,6 +314,12 @@ public actor Simulator {
             }
         }
         endStalls(of: name)
+        endUnansweredWrites(of: name)
+        agentOwnerLeft(name)
+        for (path, device) in devices where device.pairing?.sender == name {
+            // create_bond_req_exit: the bonding is cancelled when its caller leaves the bus.
+            endPairing(path, .failed(BlueZError.authenticationCanceled))
+        }
         peripheralClientLeft(name)
         log.record("client-left", ["name": name])
         clients.left(name)
@@ -340,6 +390,8 @@ public actor Simulator {
         down = true
         for path in devices.keys {
             stopNotifying(path)
+            stopPMD(path, reason: "restart")
+            endPairing(path, .failed(BlueZError.authenticationCanceled))
             closeAcquired(path, announce: false)
             devices[path]?.connected = false
             devices[path]?.servicesResolved = false
@@ -349,7 +401,10 @@ public actor Simulator {
             devices[path]?.pendingConnect = nil
         }
         for name in adapterOrder { adapters[name]?.discoveryClients = [:] }
+        agents = [:]
+        defaultAgents = []
         endStalls()
+        endUnansweredWrites()
         await releasePeripherals()
         watcher?.cancel()
         if let connection { await connection.close() }

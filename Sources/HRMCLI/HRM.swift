@@ -22,7 +22,7 @@ public struct HRM: AsyncParsableCommand {
         subcommands: [
             ScanCommand.self, WatchCommand.self, RecordCommand.self, RelayCommand.self, SessionsCommand.self,
             TrendsCommand.self, ExportCommand.self,
-            ResetEnergyCommand.self,
+            ResetEnergyCommand.self, PairCommand.self, UnpairCommand.self,
             DecodeCommand.self, HRVCommand.self, TeamCommand.self, ServeCommand.self, ForgetCommand.self,
             ConfigCommand.self,
         ]

@@ -90,3 +90,52 @@ import Testing
         #expect(try HeartRateMeasurement(decoding: generator.next(at: 1)).sensorContact == .notDetected)
     }
 }
+
+/// The beats an ECG of the strap shows (`beats(through:)`, simulated ahead of the frames) are
+/// the ones its frames report, each once its time has come.
+@Suite struct HeartRateGeneratorBeatsTests {
+    @Test func framesReportTheBeatsSimulatedAhead() throws {
+        var generator = HeartRateGenerator(source: .realistic(baseBPM: 75, variability: 8))
+        var reported: [Double] = []
+        var beats: [Double] = []
+        for step in 1...240 {
+            let time = Double(step) * 0.25
+            // The ECG asks half a second ahead four times between frames.
+            for ahead in 0..<4 { beats = generator.beats(through: time + 0.5 + Double(ahead) * 0.06) }
+            let m = try HeartRateMeasurement(decoding: generator.next(at: time))
+            reported += m.rrIntervals.map(\.milliseconds)
+            // Every beat reported so far has ended by this frame's time.
+            let ended = beats.filter { $0 <= time }
+            #expect(reported.count <= ended.count)
+        }
+        // Beats after the last frame's time (60 s) are not reported yet.
+        let ended = beats.filter { $0 <= 60 }
+        let intervals = zip(ended.dropFirst(), ended).map { ($0 - $1) * 1000 }
+        try #require(reported.count > 50)
+        // The reported RR are the intervals between the beats, to a 1/1024 s tick.
+        let tail = Array(intervals.suffix(reported.count - 1))
+        let reportedTail = Array(reported.suffix(tail.count))
+        let within = zip(tail, reportedTail).prefix(while: { abs($0 - $1) <= 1 }).count
+        #expect(within >= tail.count - 3, "RR \(reportedTail.prefix(5)) vs beats \(tail.prefix(5))")
+    }
+
+    @Test func aGeneratorNeverAskedAheadIsUnchanged() {
+        // Asking for the beats through each frame's own time changes nothing in the frames.
+        var plain = HeartRateGenerator(source: .realistic(baseBPM: 72, variability: 4))
+        var asked = HeartRateGenerator(source: .realistic(baseBPM: 72, variability: 4))
+        for t in 1...60 {
+            let frame = plain.next(at: Double(t))
+            #expect(asked.next(at: Double(t)) == frame)
+            #expect(asked.beats(through: Double(t)).last.map { $0 <= Double(t) } ?? true)
+        }
+        #expect(HeartRateGenerator(source: .series([60])).beatsIsEmpty)
+    }
+}
+
+extension HeartRateGenerator {
+    /// Whether a generator of this source gives no beats (it is not realistic).
+    fileprivate var beatsIsEmpty: Bool {
+        var copy = self
+        return copy.beats(through: 10).isEmpty
+    }
+}

@@ -223,7 +223,8 @@ import Testing
         for expected in [
             "basic", "two-straps", "uint16-energy", "drops", "drops-nocache", "malformed", "adapter-off",
             "no-adapter", "no-bluetoothd", "access-denied", "connect-abort", "power-cycle", "lab",
-            "three-straps", "link-cap", "busy-connects", "crowd",
+            "three-straps", "link-cap", "busy-connects", "crowd", "polar-h10", "polar-h10-refuses-pairing",
+            "polar-h10-paired",
         ] {
             #expect(names.contains(expected), "\(expected) in \(names)")
         }
@@ -231,6 +232,13 @@ import Testing
             _ = try ScenarioCatalog.load(name)
         }
         #expect(try ScenarioCatalog.load("drops-nocache").gattCache == .no)
+        // The H10 profile fills in what the scenarios leave out.
+        let h10 = try #require(try ScenarioCatalog.load("polar-h10").devices.first)
+        #expect(h10.name == "Polar H10 1A1A2B3C" && h10.mtu == 232 && h10.pmd != nil && !h10.paired)
+        #expect(h10.deviceInformation?.model == "H10")
+        #expect(try ScenarioCatalog.load("polar-h10-refuses-pairing").devices.first?.pairing == "refuse")
+        #expect(try ScenarioCatalog.load("polar-h10-refuses-pairing").devices.first?.pmd != nil)
+        #expect(try ScenarioCatalog.load("polar-h10-paired").devices.first?.paired == true)
         #expect(try ScenarioCatalog.load("access-denied").busPolicy == "deny-bluez")
         #expect(try ScenarioCatalog.load("link-cap").adapters.map(\.maxConnections) == [2])
         let busy = try ScenarioCatalog.load("busy-connects")

@@ -25,6 +25,8 @@ import Testing
 
     @Test(arguments: [
         ["watch", "--duration", "inf"], ["watch", "--duration", "nan"], ["watch", "--duration", "1e308"],
+        ["watch", "--acc", "--acc-rate", "30"], ["watch", "--acc", "--acc-range", "16"],
+        ["watch", "--rr-source", "ecg"], ["record", "--rr-source", "chest"], ["pair", ""], ["unpair", ""],
         ["watch", "--scan-timeout", "nan"], ["watch", "--scan-timeout", "inf"],
         ["watch", "--scan-timeout", "2h"],
         ["reset-energy", "--scan-timeout", "-1", "x"], ["reset-energy", "--scan-timeout", "0", "x"],

@@ -147,6 +147,40 @@ import Testing
         #expect(report.hrv?.rmssd == 0)
     }
 
+    /// `--rr-source ecg`: HRV from the R peaks found in the ECG; the strap's own RR are not used,
+    /// and a first peak (no RR) ends a run as a drop does.
+    @Test func hrvFromTheECGsBeatsWhenAskedFor() throws {
+        let sink = CollectingSink()
+        let tracker = HRVTracker(settings: .init(every: 2, window: 60, correcting: false, source: .ecg))
+        let pipeline = EventPipeline(processors: [tracker], sinks: [sink])
+        func beat(_ rr: Double?, atSecond second: Int) -> MonitorEvent {
+            MonitorEvent(
+                time: time(second), device: nil,
+                kind: .ecgBeat(ECGBeat(sensorNanoseconds: UInt64(second) * 1_000_000_000, rrMilliseconds: rr))
+            )
+        }
+        // The strap says 1000 ms each time; the ECG says 800, 820, 800, then a restart, then 900,
+        // 940, 920. Reports every 2 s: at 3 s and at 5 s and 7 s.
+        pipeline.send(beat(nil, atSecond: 0))
+        for (second, rr) in [(1, 800.0), (2, 820), (3, 800)] {
+            pipeline.send(measurement(bpm: 60, rr: [1024], atSecond: second))
+            pipeline.send(beat(rr, atSecond: second))
+        }
+        pipeline.send(beat(nil, atSecond: 4))
+        for (second, rr) in [(5, 900.0), (6, 940), (7, 920)] { pipeline.send(beat(rr, atSecond: second)) }
+        let reports = sink.received.compactMap { if case .hrv(let m, _) = $0.kind { m } else { nil } }
+        #expect(reports.count == 3)
+        let last = try #require(reports.last)
+        #expect(last.beats == 6)
+        // Successive differences within runs: 20, 20, 40 and 20 ms (not 800 -> 900 across the
+        // restart).
+        let squares: Double = 20 * 20 + 20 * 20 + 40 * 40 + 20 * 20
+        let expected = (squares / 4).squareRoot()
+        let mean: Double = (800 + 820 + 800 + 900 + 940 + 920) / 6
+        #expect(abs((last.rmssd ?? 0) - expected) < 1e-9)
+        #expect(abs((last.meanNN ?? 0) - mean) < 1e-9)
+    }
+
     @Test func hrvEveryZeroSendsNoHRVEvents() {
         let sink = CollectingSink()
         let pipeline = EventPipeline(

@@ -181,6 +181,40 @@ extension WatchRenderingTests {
 
 /// The live line on a real terminal: never wider than it, out of the way of stderr.
 @Suite struct LiveLineTests {
+    /// `--ecg` on a terminal: the trace's R peaks are its spikes, and the ECG's heart rate stands
+    /// beside the strap's once two RR intervals came.
+    @Test func theLiveLineShowsTheECGTraceAndItsHeartRate() throws {
+        var renderer = LiveRenderer(colour: false, width: { 200 })
+        _ = renderer.render(try Self.measurement([0x06, 71], at: 0))
+        // 2.5 s at 130 Hz, flat at 40 µV but for an R wave of 1200 µV every 0.8 s (104 samples).
+        let samples: [Int32] = (0..<325).map { $0 % 104 == 50 ? 1200 : 40 }
+        let drawn = renderer.render(
+            MonitorEvent(
+                device: "D2:4B:7E:10:20:30",
+                kind: .ecg(ECGFrame(sensorNanoseconds: 0, rateHz: 130, microvolts: samples))))
+        let line = try #require(drawn)
+        // The trace, then the sparkline's field.
+        let trace = try #require(line.split(separator: "ECG ").last?.split(separator: " ").first)
+        #expect(trace.count == ECGTrace.width)
+        #expect(trace.filter { $0 == "█" }.count == 3, "\(trace)")
+        #expect(trace.filter { $0 == "▁" }.count == ECGTrace.width - 3, "\(trace)")
+        #expect(!line.contains("ECG 7"), "no ECG heart rate before two RR intervals")
+        for rr in [nil, 800, 820.5] as [Double?] {
+            _ = renderer.render(
+                MonitorEvent(
+                    device: "D2:4B:7E:10:20:30",
+                    kind: .ecgBeat(ECGBeat(sensorNanoseconds: 0, rrMilliseconds: rr))))
+        }
+        let redrawn = renderer.render(
+            MonitorEvent(
+                device: "D2:4B:7E:10:20:30",
+                kind: .ecg(ECGFrame(sensorNanoseconds: 0, rateHz: 130, microvolts: [40]))))
+        let again = try #require(redrawn)
+        // 60000 / 810.25 ms
+        #expect(again.contains("ECG 74 bpm "), "\(again)")
+        #expect(again.hasPrefix("\r\u{1B}[2K♥ 71 bpm"))
+    }
+
     static func measurement(_ bytes: [UInt8], at time: Int64 = 0) throws -> MonitorEvent {
         MonitorEvent(
             time: Timestamp(millisecondsSinceEpoch: time), device: "D2:4B:7E:10:20:30",

@@ -53,7 +53,7 @@ grep -q 'USAGE: hrm serve' <<<"$serve_help" || fail "hrm serve --help: $serve_he
 # only, with its own exit statuses (not the generic ">0 on error") and examples; hrm(1) lists the
 # commands; the README and the JSON-lines reference are installed where the pages say.
 pages=(hrm hrm-sim hrm-serve)
-for command in scan watch record relay sessions trends export reset-energy decode hrv team forget config; do
+for command in scan watch record relay sessions trends export reset-energy pair unpair decode hrv team forget config; do
     pages+=("hrm-$command")
 done
 [ ! -e "$prefix/share/man/man1/hrm-help.1" ] || fail "a page for the help pseudo-command"

@@ -108,6 +108,21 @@ extension ResetEnergyCommand {
     }
 }
 
+extension PairCommand {
+    mutating func applyConfigFile() throws(ExitCode) {
+        let file = try configFile.load(command: "pair")
+        bluetooth.fill(from: file)
+        search.fill(from: file)
+    }
+}
+
+extension UnpairCommand {
+    mutating func applyConfigFile() throws(ExitCode) {
+        let file = try configFile.load(command: "unpair")
+        bluetooth.fill(from: file)
+    }
+}
+
 extension TeamCommand {
     mutating func applyConfigFile() throws(ExitCode) {
         let file = try configFile.load(command: "team")

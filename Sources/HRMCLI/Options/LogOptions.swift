@@ -33,6 +33,8 @@ extension LogOptions {
         case let scan as ScanCommand: scan.log
         case let reset as ResetEnergyCommand: reset.log
         case let relay as RelayCommand: relay.log
+        case let pair as PairCommand: pair.log
+        case let unpair as UnpairCommand: unpair.log
         default: nil
         }
     }

@@ -32,6 +32,8 @@ public struct WatchArguments: ParsableArguments, Sendable {
 
     @OptionGroup public var search: SearchOptions
 
+    @OptionGroup(title: "ECG and acceleration (Polar H10)") public var sensors: SensorOptions
+
     @OptionGroup(title: "Heart-rate variability") public var hrv: HRVOptions
 
     @OptionGroup(title: "Zones") public var zones: ZoneOptions
@@ -65,7 +67,8 @@ public struct WatchArguments: ParsableArguments, Sendable {
         WatchOptions(
             command: command, straps: devices.map(StrapRequest.init(parsing:)), all: all,
             limits: limits.runLimits, bluetooth: bluetooth.choice, reconnect: !noReconnect, share: share,
-            scanTimeout: search.chosenScanTimeout, hrv: hrv.settings,
+            sensorStreams: sensors.streams, scanTimeout: search.chosenScanTimeout,
+            hrv: sensors.hrv(hrv.settings),
             zones: zones.chosen, alertAbove: outputs.alerts.alertAbove, alertBelow: outputs.alerts.alertBelow,
             maximumHeartRate: zones.maxHr,
             outputs: (recording.map { [RecordingOutput(choice: $0)] } ?? []) + outputs.requested,

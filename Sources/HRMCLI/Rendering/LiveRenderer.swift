@@ -28,6 +28,8 @@ struct LiveRenderer: EventRenderer {
     /// (blank when a frame has no value for it) and never narrows, so that the fields after it
     /// do not jump sideways four times a second.
     private var widths: [String: Int] = [:]
+    /// `--ecg`: the trace and the ECG's heart rate.
+    private var ecg = ECGTrace()
 
     init(colour: Bool, width: @escaping () -> Int = TerminalWidth.current, reflows: Bool = false) {
         self.colour = colour
@@ -69,7 +71,13 @@ struct LiveRenderer: EventRenderer {
             return redraw()
         case .relay(let state, let consumer):
             return scroll(paint("-- \(WatchText.relay(state, consumer))", dim: true))
-        case .device, .error:
+        case .ecg(let frame):
+            ecg.add(frame)
+            return redraw()
+        case .ecgBeat(let beat):
+            ecg.add(beat)
+            return nil
+        case .device, .error, .acc:
             return nil
         }
     }
@@ -138,6 +146,7 @@ struct LiveRenderer: EventRenderer {
                     }
                 }, nil, 4
             ))
+        fields.append(("ecg", ecg.text, nil, 4))
         let now = history.last?.time ?? 0
         fields.append(("sparkline", Sparkline.lastMinute(history, now: now), nil, 3))
         fields.append(("battery", battery.map { "battery \($0) %" }, (battery ?? 100) <= 15 ? "33" : nil, 2))

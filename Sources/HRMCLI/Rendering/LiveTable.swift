@@ -86,7 +86,7 @@ struct LiveTableRenderer: EventRenderer {
             return scroll(lines.map { paint($0, "2") }.joined(separator: "\n"))
         case .relay(let state, let consumer):
             return scroll(paint("-- \(WatchText.relay(state, consumer))", "2"))
-        case .hrv, .device, .error:
+        case .hrv, .device, .error, .ecg, .acc, .ecgBeat:
             return nil
         }
     }

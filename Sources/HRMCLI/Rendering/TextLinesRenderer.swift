@@ -47,6 +47,8 @@ struct TextLinesRenderer: EventRenderer {
             return "\(clock)  -- \(WatchText.relay(state, consumer))\n"
         case .error:
             return nil  // on stderr
+        case .ecg, .acc, .ecgBeat:
+            return nil  // samples are for --json and recordings
         }
     }
 }

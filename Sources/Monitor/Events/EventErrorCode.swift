@@ -49,6 +49,15 @@ package struct EventErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// host given does not resolve.
     package static let oscSendFailed = EventErrorCode(rawValue: "osc_send_failed")
 
+    /// `--ecg`/`--acc`: the strap has no PMD service (Polar Measurement Data), or does not offer
+    /// the measurement asked for. Heart rate goes on.
+    package static let pmdUnavailable = EventErrorCode(rawValue: "pmd_unavailable")
+    /// `--ecg`/`--acc`: the strap refused to start the stream (its status said), or did not answer.
+    /// Heart rate goes on.
+    package static let pmdStartFailed = EventErrorCode(rawValue: "pmd_start_failed")
+    /// A PMD data frame that does not decode (its `hex` is in the event).
+    package static let malformedPMDFrame = EventErrorCode(rawValue: "malformed_pmd_frame")
+
     /// Every code the monitoring core sends: the payload's, Bluetooth's and the session's own
     /// (`all`, with the outputs' libraries' codes, is the CLI's).
     package static var core: [EventErrorCode] {
@@ -59,7 +68,8 @@ package struct EventErrorCode: RawRepresentable, Hashable, Sendable, CustomStrin
                 .malformedValue, .notificationsDropped, .acquireNotifyFailed, .outputStalled,
                 .infoUnavailable,
                 .alertCommandFailed, .recordingFailed, .recordingDropped, .mqttDisconnected, .mqttDropped,
-                .invalidHex, .oscSendFailed, .relayDropped,
+                .invalidHex, .oscSendFailed, .relayDropped, .pmdUnavailable, .pmdStartFailed,
+                .malformedPMDFrame,
             ]
     }
 }

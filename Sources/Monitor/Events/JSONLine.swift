@@ -49,6 +49,24 @@ package struct JSONLine {
         appendArray(key, values) { $0.appendString($1) }
     }
 
+    /// Samples as integers (an ECG frame's microvolts).
+    package mutating func add(_ key: String, _ values: [Int32]) {
+        appendArray(key, values) { $0.appendInteger(Int($1)) }
+    }
+
+    /// Rows of three integers, `[[x,y,z],...]` (an acceleration frame's samples).
+    package mutating func add(_ key: String, triples: [(x: Int32, y: Int32, z: Int32)]) {
+        appendArray(key, triples) { line, triple in
+            line.bytes.append(UInt8(ascii: "["))
+            line.appendInteger(Int(triple.x))
+            line.bytes.append(UInt8(ascii: ","))
+            line.appendInteger(Int(triple.y))
+            line.bytes.append(UInt8(ascii: ","))
+            line.appendInteger(Int(triple.z))
+            line.bytes.append(UInt8(ascii: "]"))
+        }
+    }
+
     /// A nested object.
     package mutating func add(_ key: String, object: JSONLine) {
         appendKey(key)

@@ -37,6 +37,13 @@ package struct MonitorEvent: Sendable {
         /// went. `consumer` is its address; nil for a subscription when bluetoothd does not say
         /// whose it is (it says only that the first subscribed or the last left).
         case relay(RelayState, consumer: String?)
+        /// A frame of the strap's ECG (`--ecg`); the event's payload is the frame as the strap
+        /// sent it (what a recording keeps).
+        indirect case ecg(ECGFrame)
+        /// A frame of the strap's acceleration (`--acc`), with its payload as `ecg`'s.
+        indirect case acc(ACCFrame)
+        /// An R peak found in the ECG.
+        case ecgBeat(ECGBeat)
     }
 
     /// How hrm takes the strap's notifications, as bluetoothd offers them.

@@ -50,6 +50,20 @@ package enum MonitorEventJSON {
         case .relay(let state, let consumer):
             json.add("state", state.rawValue)
             if let consumer { json.add("consumer", consumer) }
+        case .ecg(let frame):
+            json.add("sensor_ns", Int(clamping: frame.sensorNanoseconds))
+            json.add("rate_hz", frame.rateHz)
+            json.add("uv", frame.microvolts)
+            if frame.missingSamples > 0 { json.add("lost_samples", frame.missingSamples) }
+        case .acc(let frame):
+            json.add("sensor_ns", Int(clamping: frame.sensorNanoseconds))
+            json.add("rate_hz", frame.rateHz)
+            json.add("range_g", frame.rangeG)
+            json.add("mg", triples: frame.milliG)
+            if frame.missingSamples > 0 { json.add("lost_samples", frame.missingSamples) }
+        case .ecgBeat(let beat):
+            json.add("sensor_ns", Int(clamping: beat.sensorNanoseconds))
+            json.add("rr_ms", beat.rrMilliseconds)
         }
         return json.line
     }
@@ -66,6 +80,9 @@ package enum MonitorEventJSON {
         case .summary: "summary"
         case .error: "error"
         case .relay: "relay"
+        case .ecg: "ecg"
+        case .acc: "acc"
+        case .ecgBeat: "ecg_beat"
         }
     }
 }

@@ -14,13 +14,27 @@ package final class HRVTracker: EventProcessor {
         /// Seconds of beats in the window.
         package var window: Double = 60
         package var correcting: Bool = true
+        /// Whose RR intervals: the strap's own (in its measurements), or those between the R
+        /// peaks hrm finds in its ECG (`--rr-source ecg`, with `--ecg`).
+        package var source: RRSource = .strap
 
         /// Every stored property, as given.
-        package init(every: Double? = 5, window: Double = 60, correcting: Bool = true) {
+        package init(
+            every: Double? = 5, window: Double = 60, correcting: Bool = true, source: RRSource = .strap
+        ) {
             self.every = every
             self.window = window
             self.correcting = correcting
+            self.source = source
         }
+    }
+
+    /// Where HRV's RR intervals come from.
+    package enum RRSource: String, Sendable, Equatable, CaseIterable {
+        /// The strap's measurements.
+        case strap
+        /// The R peaks found in the strap's ECG.
+        case ecg
     }
 
     fileprivate struct Strap {
@@ -45,7 +59,19 @@ package final class HRVTracker: EventProcessor {
         emit(event)
         let device = event.device ?? ""
         switch event.kind {
-        case .measurement(let m, _) where !m.rrIntervals.isEmpty:
+        case .ecgBeat(let beat) where settings.source == .ecg:
+            guard let rr = beat.rrMilliseconds else {
+                // A first peak (after a start, a reconnect or lost samples): a new run of beats.
+                if straps[device] != nil { straps[device, default: Strap(settings)].endRun() }
+                return
+            }
+            let metrics = straps[device, default: Strap(settings)].add(
+                milliseconds: rr, at: event.time.millisecondsSinceEpoch, every: settings.every)
+            if let metrics {
+                let artefacts = straps[device]?.session.metrics().artefacts ?? 0
+                emit(event.followedBy(.hrv(metrics, sessionArtefacts: artefacts)))
+            }
+        case .measurement(let m, _) where !m.rrIntervals.isEmpty && settings.source == .strap:
             // In place (the default subscript's modify, its default made only when missing): a
             // copy would copy the window's beats per notification.
             let metrics = straps[device, default: Strap(settings)].add(
@@ -80,6 +106,17 @@ extension HRVTracker.Strap {
         // By index and one beat at a time: the generic Sequence paths across the module boundary
         // cost an iterator and witness calls per beat.
         for index in intervals.indices { corrector.append(intervals[index].milliseconds, into: &decided) }
+        return report(at: now, every: every)
+    }
+
+    /// Takes one RR interval in milliseconds (from the ECG), as `add(_:at:every:)` does.
+    package mutating func add(milliseconds: Double, at now: Int64, every: Double?) -> HRVMetrics? {
+        corrector.append(milliseconds, into: &decided)
+        return report(at: now, every: every)
+    }
+
+    /// The corrector's decided beats into the window and the session; the metrics when due.
+    private mutating func report(at now: Int64, every: Double?) -> HRVMetrics? {
         for beat in decided {
             window.append(beat)
             session.append(beat)

@@ -11,7 +11,7 @@ package enum Failure {
             69
         // EX_NOPERM
         case .accessDenied: 77
-        case .deviceNotFound, .timeout, .bluez, .dbus: 1
+        case .deviceNotFound, .timeout, .bluez, .dbus, .pairingFailed: 1
         // EX_USAGE: a path given as text that is not one.
         case .invalidPath: 64
         // A stop asked for (Ctrl-C while a call was on its way), not a failure.
@@ -37,6 +37,8 @@ package enum Failure {
             "relay on another adapter with --relay-adapter, one whose controller can be an LE peripheral (btmgmt info says)"
         case .peripheralRefused:
             "another program may hold the adapter's advertising slots: stop it, or relay on another adapter with --relay-adapter"
+        case .pairingFailed:
+            "wear the strap (it pairs only while awake), make sure no phone or watch holds it, then: hrm pair DEVICE; if it was paired before, hrm unpair DEVICE first"
         default: nil
         }
     }

@@ -28,6 +28,8 @@ package struct ConnectionSupervisor: Sendable {
     /// How to subscribe: AcquireNotify where offered (hrm alone reads the strap), or StartNotify
     /// (`--share`: other programs on this machine can subscribe too).
     package var notifyMethod: NotifyMethod = .automatic
+    /// `--ecg`/`--acc`: the PMD streams to run beside heart rate on each connection.
+    package var sensorStreams = SensorStreams()
 
     package var address: String { target.address.description }
 
@@ -92,6 +94,7 @@ package struct ConnectionSupervisor: Sendable {
     private func supervise(_ holdings: inout Holdings) async throws(BlueZError) -> Outcome {
         var backoff = Backoff()
         var firstConnection = true
+        var pmdUnavailableSaid = false
         while !Task.isCancelled {
             status(firstConnection ? .connecting : .reconnecting)
             finder.log.info("\(firstConnection ? "connecting to" : "reconnecting to") \(address)")
@@ -154,8 +157,15 @@ package struct ConnectionSupervisor: Sendable {
             // is cancelled) releases the notifications. Values go to `decoder()` on the reader's
             // thread; what comes here is what the client has to say about them.
             gate.linkUp()
+            let sensors = startSensorStreams(saying: !pmdUnavailableSaid)
             for await event in notifications { report(event) }
             gate.linkDown()
+            if let sensors {
+                // Stopped: the streams are stopped before the link is let go. Dropped: they end
+                // with the link.
+                sensors.cancel()
+                if await sensors.value == .unavailable { pmdUnavailableSaid = true }
+            }
             finder.log.info(
                 Task.isCancelled
                     ? "session stopped: releasing \(address)'s notifications"
@@ -176,6 +186,15 @@ package struct ConnectionSupervisor: Sendable {
             // as the strap advertises again); only a Connect that fails backs off.
         }
         return .stopped
+    }
+
+    /// The ECG and acceleration streams of this connection, on a task of their own beside the
+    /// heart rate (nil when none were asked for).
+    private func startSensorStreams(saying: Bool) -> Task<PMDSession.Outcome, Never>? {
+        guard !sensorStreams.isEmpty else { return nil }
+        let session = PMDSession(
+            client: client, target: target, pipeline: pipeline, streams: sensorStreams, log: finder.log)
+        return Task { await session.run(sayUnavailable: saying) }
     }
 
     /// A full controller answers a Connect with the same routine abort as a strap out of reach:

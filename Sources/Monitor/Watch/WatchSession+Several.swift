@@ -115,7 +115,8 @@ extension WatchSession {
                     client: client, finder: assignment.finder, target: assignment.target, pipeline: pipeline,
                     reconnect: options.reconnect, gate: assignment.gate,
                     connectTimeout: sharing ? .seconds(8) : .seconds(20),
-                    notifyMethod: options.share ? .startNotify : .automatic)
+                    notifyMethod: options.share ? .startNotify : .automatic,
+                    sensorStreams: options.sensorStreams)
                 group.addTask {
                     do throws(BlueZError) {
                         return .strap(

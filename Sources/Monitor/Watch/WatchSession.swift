@@ -18,6 +18,8 @@ package struct WatchOptions: Sendable {
     /// `--share`: subscribe by StartNotify, so that other programs on this machine can read the
     /// strap too (AcquireNotify, the default where offered, gives hrm the strap alone).
     package var share: Bool = false
+    /// `--ecg`/`--acc`: the strap's PMD streams to run beside heart rate.
+    package var sensorStreams = SensorStreams()
     package var scanTimeout: Seconds = AdapterChoice.defaultScanTimeout
     package var hrv: HRVTracker.Settings = HRVTracker.Settings()
     package var zones: HeartRateZones? = nil
@@ -40,7 +42,7 @@ package struct WatchOptions: Sendable {
     package init(
         command: String = "watch", straps: [StrapRequest] = [], all: Bool = false,
         limits: RunLimits = RunLimits(), bluetooth: AdapterChoice = AdapterChoice(), reconnect: Bool = true,
-        share: Bool = false,
+        share: Bool = false, sensorStreams: SensorStreams = SensorStreams(),
         scanTimeout: Seconds = AdapterChoice.defaultScanTimeout,
         hrv: HRVTracker.Settings = HRVTracker.Settings(), zones: HeartRateZones? = nil,
         alertAbove: Int? = nil, alertBelow: Int? = nil, maximumHeartRate: Int? = nil,
@@ -55,6 +57,7 @@ package struct WatchOptions: Sendable {
         self.bluetooth = bluetooth
         self.reconnect = reconnect
         self.share = share
+        self.sensorStreams = sensorStreams
         self.scanTimeout = scanTimeout
         self.hrv = hrv
         self.zones = zones
@@ -209,6 +212,7 @@ package struct WatchSession: Sendable {
                 client: client, finder: finder, target: target, pipeline: pipeline,
                 reconnect: options.reconnect)
             supervisor.notifyMethod = options.share ? .startNotify : .automatic
+            supervisor.sensorStreams = options.sensorStreams
             switch try await supervisor.run() {
             case .stopped: return .stopped(device: device)
             case .dropped: return .dropped(device: device)

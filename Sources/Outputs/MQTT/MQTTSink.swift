@@ -154,7 +154,7 @@ package final class MQTTSink: EventSink {
             publish(event, .hrv, retain: true)
         case .summary:
             publish(event, .summary, retain: true)
-        case .alert, .device, .error, .relay:
+        case .alert, .device, .error, .relay, .ecg, .acc, .ecgBeat:
             break
         }
     }

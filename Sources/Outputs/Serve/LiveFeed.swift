@@ -213,7 +213,7 @@ extension LiveFeed.StrapState {
             bpm.add(Int(m.heartRate))
         case .hrv:
             hrv = line
-        case .alert, .summary, .device, .error, .relay:
+        case .alert, .summary, .device, .error, .relay, .ecg, .acc, .ecgBeat:
             break
         }
     }

@@ -22,8 +22,34 @@ package enum RecordingLine {
         let offset = event.instant - start
         let milliseconds =
             Double(offset.components.seconds) * 1000 + Double(offset.components.attoseconds) / 1e15
-        return MonitorEventJSON.line(
-            event, monotonicMilliseconds: (milliseconds * 1000).rounded() / 1000,
-            hex: event.payload.map { HexPayload.format($0) }) + "\n"
+        let monotonic = (milliseconds * 1000).rounded() / 1000
+        switch event.kind {
+        case .ecg(let frame):
+            return sensorFrame(event, monotonic, measurement: "ecg", rateHz: frame.rateHz, rangeG: nil)
+        case .acc(let frame):
+            return sensorFrame(
+                event, monotonic, measurement: "acc", rateHz: frame.rateHz, rangeG: frame.rangeG)
+        default:
+            return MonitorEventJSON.line(
+                event, monotonicMilliseconds: monotonic, hex: event.payload.map { HexPayload.format($0) })
+                + "\n"
+        }
+    }
+
+    /// An ECG or acceleration frame as the strap sent it, with the settings its stream was
+    /// started with (what decoding it again needs): `{"type":"pmd",...,"measurement":"ecg",
+    /// "rate_hz":130,"hex":"00..."}`. The decoded samples are not kept: the frame is the truth.
+    private static func sensorFrame(
+        _ event: MonitorEvent, _ monotonic: Double, measurement: String, rateHz: Int, rangeG: Int?
+    ) -> String {
+        var json = JSONLine(type: "pmd")
+        json.add("time", event.time.description)
+        json.add("mono_ms", monotonic)
+        if let device = event.device { json.add("device", device) }
+        json.add("measurement", measurement)
+        json.add("rate_hz", rateHz)
+        if let rangeG { json.add("range_g", rangeG) }
+        json.add("hex", event.payload.map { HexPayload.format($0) } ?? "")
+        return json.line + "\n"
     }
 }
