@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import HRMCLI
+@testable import Monitor
 @testable import SessionLibrary
 
 /// Reading a recording with a Polar H10's streams (PMDRecordingFixture): what the index keeps is
@@ -128,12 +129,12 @@ import Testing
         let outOfRange = beat.replacingOccurrences(of: "812.25", with: "6000")
         let measurement =
             #"{"type":"measurement","time":"2026-11-26T07:00:01.000Z","mono_ms":1,"device":"A0:9E:1A:12:34:56","hex":"104b3303"}"#
-        func fast(_ line: String, _ source: RRSource) -> RRLine? {
+        func fast(_ line: String, _ source: HRVTracker.RRSource) -> RRLine? {
             var parser = RRLineParser(source: source)
             var text = line
             return text.withUTF8 { parser.readFast(UnsafeRawBufferPointer($0))?.line }
         }
-        func slow(_ line: String, _ source: RRSource) throws -> RRLine {
+        func slow(_ line: String, _ source: HRVTracker.RRSource) throws -> RRLine {
             var parser = RRLineParser(source: source)
             return try parser.parse(line.replacingOccurrences(of: ",", with: ", "))
         }

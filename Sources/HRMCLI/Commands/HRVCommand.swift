@@ -102,16 +102,11 @@ public struct HRVCommand: ParsableCommand {
             valueName: "address"))
     public var device: String?
 
-    /// Where a recording's RR intervals come from.
-    public enum RRSourceOption: String, ExpressibleByArgument, CaseIterable, Sendable {
-        case strap, ecg
-    }
-
     @Option(
         help: ArgumentHelp(
             "strap: the strap's RR intervals (the default); ecg: the R peaks found in a Polar H10's ECG (ecg_beat lines).",
-            valueName: "source"))
-    public var rrSource: RRSourceOption = .strap
+            valueName: "strap|ecg"))
+    public var rrSource: RRSourceArgument = .strap
 
     public init() {}
 
@@ -134,7 +129,7 @@ public struct HRVCommand: ParsableCommand {
                 var warnings: [String] = []
                 try RRInput.gather(
                     input.text, source: input.source, into: &series, warnings: &warnings,
-                    rrSource: rrSource == .ecg ? .ecg : .strap)
+                    rrSource: rrSource.source)
                 for warning in warnings { StandardOutput.diagnostic("hrm hrv: warning: \(warning)") }
             } catch {
                 StandardOutput.diagnostic("hrm hrv: \(error)")

@@ -48,7 +48,7 @@ enum RRInput {
     /// `ecg_beat` lines of R peaks found in the ECG).
     static func gather(
         _ text: String, source: String, into series: inout RRSeries, warnings: inout [String],
-        rrSource: RRSource = .strap
+        rrSource: HRVTracker.RRSource = .strap
     )
         throws(RRInputError)
     {

@@ -19,14 +19,6 @@ enum RRLine: Equatable {
     case ecgBeat(Double?)
 }
 
-/// Where `hrm hrv` takes a recording's RR intervals from.
-enum RRSource: String, Equatable, CaseIterable {
-    /// The strap's own, in its measurements (as always).
-    case strap
-    /// The R peaks hrm found in a Polar H10's ECG (`ecg_beat` lines); measurements give none.
-    case ecg
-}
-
 /// A line read, with the strap it names: input from several straps is analysed per strap.
 struct RRLineRead: Equatable {
     var line: RRLine
@@ -92,9 +84,9 @@ struct RRLineParser {
     /// `readFast`'s reader, its storage reused line after line.
     private var scanner = FlatJSONLine()
     /// Which lines of JSON give RR intervals: measurements (`strap`) or `ecg_beat` lines (`ecg`).
-    let source: RRSource
+    let source: HRVTracker.RRSource
 
-    init(source: RRSource = .strap) { self.source = source }
+    init(source: HRVTracker.RRSource = .strap) { self.source = source }
 
     mutating func parse(_ line: some StringProtocol) throws(RRLineError) -> RRLine {
         try read(line).line
@@ -173,7 +165,9 @@ struct RRLineParser {
     /// dropped (`disconnected`) or the session ended (`stopped`: two sessions appended to one
     /// file) is a gap; every other type (status, info, battery, error, hrv, alert, summary, and
     /// types added later) carries no RR intervals and is skipped.
-    static func jsonLine(_ text: Substring, source: RRSource = .strap) throws(RRLineError) -> RRLineRead {
+    static func jsonLine(_ text: Substring, source: HRVTracker.RRSource = .strap) throws(RRLineError)
+        -> RRLineRead
+    {
         let value: JSONValue
         do {
             value = try JSONValue.parse(String(text))
@@ -190,7 +184,9 @@ struct RRLineParser {
     }
 
     /// What a JSON line of `type` gives, from `value`, its text parsed.
-    private static func jsonEvent(_ type: String, _ value: JSONValue, _ text: Substring, source: RRSource)
+    private static func jsonEvent(
+        _ type: String, _ value: JSONValue, _ text: Substring, source: HRVTracker.RRSource
+    )
         throws(RRLineError) -> RRLine
     {
         switch type {
