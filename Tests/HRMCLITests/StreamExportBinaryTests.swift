@@ -194,4 +194,85 @@ import Testing
         #expect(none.stderr.contains("no ecg_beat line"), "\(none.stderr)")
         #expect(none.stdout.isEmpty)
     }
+
+    /// The whole way: hrm-sim's Polar H10 (its profile, the link dropping once) recorded by `hrm
+    /// watch --ecg --acc --record`, exported. The EDF+ files (one per connection) read by
+    /// pyedflib hold the ECG CSV's values where no sample was lost, an R annotation per
+    /// `ecg_beat` line, and the disconnection.
+    @Test(.timeLimit(.minutes(5))) func aSimulatedH10RecordingExports() async throws {
+        let folder = try RecordingBinaryTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = try Self.write(
+            """
+            {"adapters": [{"name": "hci0", "address": "00:AA:01:00:00:00"}],
+             "devices": [{"address": "A0:9E:1A:1A:2B:3C", "profile": "polar-h10", "known": true, "paired": true,
+               "uuids": ["180d"], "heartRate": {"mode": "realistic", "bpm": 68, "variability": 8, "interval": 1,
+               "rr": true, "seed": 11}, "drops": [{"afterNotifications": 6, "for": 1}], "pmd": {"seed": 3}}]}
+            """, "h10.json", in: folder)
+        let session = folder.appendingPathComponent("h10.jsonl").path
+        let watched = try await HRMProcess.runUnderSim(
+            scenario,
+            ["watch", "--ecg", "--acc", "--json", "--count", "12", "--record", session, "A0:9E:1A:1A:2B:3C"],
+            patience: .seconds(60))
+        #expect(watched.status == 0, "\(watched.stderr)")
+        let recording = try String(contentsOfFile: session, encoding: .utf8)
+        let beats = recording.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"ecg_beat""#) }.count
+        #expect(beats > 5)
+
+        let edf = folder.appendingPathComponent("h10.edf").path
+        let exported = try await HRMProcess.run(["export", session, "-o", edf])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let csv = folder.appendingPathComponent("h10.csv").path
+        let tables = try await HRMProcess.run(["export", session, "-o", csv])
+        #expect(tables.status == 0, "\(tables.stderr)")
+        let hrv = try await HRMProcess.run(["hrv", "--rr-source", "ecg", "--json", session])
+        #expect(hrv.status == 0, "\(hrv.stderr)")
+
+        if let reason = await Self.venv.value {
+            print("SKIPPED: the simulated H10's EDF+ read by pyedflib because \(reason)")
+            withKnownIssue("SKIPPED: \(reason)") { Issue.record("independent EDF check not run") }
+            return
+        }
+        // The ECG CSV's rows split at the disconnection (a sample's wall time is at or before its
+        // frame's arrival); each EDF's ECG, less the samples annotated lost, begins with its
+        // stretch's rows and goes on at most one record more (the last record completed).
+        let disconnected = try #require(
+            WatchBinaryTests.lines(recording).first { $0["state"] as? String == "disconnected" }?["time"]
+                as? String)
+        let script = """
+            import sys, json, datetime, pyedflib
+            def t(s): return datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
+            edfs, cut = sys.argv[1:3], t(sys.argv[4])
+            rows = [l.split(",") for l in open(sys.argv[3]).read().split()[1:]]
+            parts = [[int(r[2]) for r in rows if t(r[1]) < cut], [int(r[2]) for r in rows if t(r[1]) >= cut]]
+            out = {"files": [], "matched": []}
+            for path, mine in zip(edfs, parts):
+                with pyedflib.EdfReader(path) as f:
+                    onsets, durations, texts = f.readAnnotations()
+                    values = [round(v) for v in f.readSignal(0)]
+                    skip = set()
+                    for o, d, text in zip(onsets, durations, texts):
+                        if text == "ECG samples lost":
+                            skip.update(range(round(o * 130), round((o + d) * 130)))
+                    real = [v for i, v in enumerate(values) if i not in skip]
+                    out["matched"].append(len(mine) > 0 and real[:len(mine)] == mine and len(real) - len(mine) < 130)
+                    out["files"].append({"labels": f.getSignalLabels(), "rate": f.getSampleFrequency(0),
+                                         "R": sum(1 for x in texts if x == "R"),
+                                         "disconnected": sum(1 for x in texts if x == "strap disconnected")})
+            print(json.dumps(out))
+            """
+        let files = [edf, folder.appendingPathComponent("h10-2.edf").path]
+        let read = try await IndependentChecker.run(
+            Self.checker.python.path,
+            ["-c", script] + files + [folder.appendingPathComponent("h10-ecg.csv").path, disconnected])
+        #expect(read.status == 0, "\(read.output)")
+        let answer = try #require(WatchBinaryTests.lines(read.output).last)
+        let perFile = answer["files"] as? [[String: Any]] ?? []
+        #expect(perFile.count == 2)
+        #expect(perFile.allSatisfy { ($0["labels"] as? [String]) == ["ECG", "ACC X", "ACC Y", "ACC Z"] })
+        #expect(perFile.allSatisfy { $0["rate"] as? Double == 130 })
+        #expect(perFile.reduce(0) { $0 + ($1["R"] as? Int ?? 0) } == beats)
+        #expect(perFile.first?["disconnected"] as? Int == 1)
+        #expect(answer["matched"] as? [Bool] == [true, true], "\(read.output)")
+    }
 }
