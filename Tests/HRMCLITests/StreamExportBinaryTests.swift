@@ -144,6 +144,10 @@ import Testing
         let piped = try await HRMProcess.run(["export", session, "--format", "csv"])
         #expect(piped.stdout == before.stdout)
         #expect(piped.stderr.contains("FILE-ecg.csv"), "\(piped.stderr)")
+        // A device has nothing beside it: the CSV alone.
+        let discarded = try await HRMProcess.run(["export", session, "--format", "csv", "-o", "/dev/null"])
+        #expect(discarded.status == 0, "\(discarded.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-ecg.csv"))
     }
 
     @Test func hrvTakesTheECGBeatsWithRRSourceECG() async throws {

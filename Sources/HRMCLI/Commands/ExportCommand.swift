@@ -201,7 +201,8 @@ public struct ExportCommand: ParsableCommand {
             }
         // The ECG and ACC files beside the CSV: checked (and refused) before anything is written.
         var companions: [(ExportDestination, String)] = []
-        if format == .csv, recorded.streams.frameCount > 0 {
+        // Not beside a device (-o /dev/null): nothing to put them beside.
+        if format == .csv, recorded.streams.frameCount > 0, destination?.existing != .device {
             companions = try streamCSVs(recorded, source: source, input: input.identity)
         }
         try write(bytes, to: destination)
