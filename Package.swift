@@ -85,7 +85,11 @@ let package = Package(
         // reading a recording back, and exporting it (FIT, TCX, CSV).
         .target(
             name: "SessionLibrary",
-            dependencies: ["Monitor", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "SQLite", "Threads"],
+            dependencies: [
+                "Monitor", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles", "SQLite", "Threads", "PolarPMD",
+                "ECG",
+                "EDF",
+            ],
             swiftSettings: strict
         ),
         // SQLite (Debian's libsqlite3) for the session library's index: the header as a module (no
@@ -128,7 +132,7 @@ let package = Package(
             name: "HRMCLI",
             dependencies: [
                 "Monitor", "SessionLibrary", "Outputs", "BlueZ", "HeartRate", "HRV", "FIT", "InputFiles",
-                "Spawn",
+                "Spawn", "EDF",
                 "MQTT", "CTOMLShims",
                 "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -192,7 +196,7 @@ let package = Package(
             name: "HRMCLITests",
             dependencies: [
                 "HRMCLI", "Monitor", "SessionLibrary", "Outputs", "HeartRate", "HRV", "InputFiles",
-                "PolarPMD", "BrokerSupport",
+                "PolarPMD", "BrokerSupport", "EDF", "CheckerSupport",
                 "ClockSupport",
                 "Threads",
                 .product(name: "Logging", package: "swift-log"),

@@ -51,6 +51,13 @@ public struct HRVCommand: ParsableCommand {
               hrm hrv session.jsonl
               hrm watch --json --duration 5m | hrm hrv
               hrm hrv --json --window 5m --step 1m session.csv
+              hrm hrv --rr-source ecg h10-session.jsonl
+
+            --rr-source ecg takes the RR intervals of JSON lines and recordings from the R peaks \
+            hrm found in a Polar H10's ECG (record --ecg: ecg_beat lines, their rr_ms; a null, \
+            the first peak after a start or a loss, begins a new run) instead of the strap's own \
+            (measurements are then skipped); plain numbers and CSV rows are read as always. The \
+            default, strap, reads the measurements' RR intervals.
 
             Exit status: 0 on success, 65 when a line is not an RR interval or the input has \
             none (or covers less than one window; of several straps, when none has enough: the \
@@ -58,7 +65,8 @@ public struct HRVCommand: ParsableCommand {
             names the file and line, and nothing is printed on stdout. 66 when a FILE cannot be \
             read or is not a regular file (a FIFO, a device: standard input may be a pipe), 64 \
             for usage errors and a --device that names no strap of the input. A recording that \
-            ends in NUL bytes (a crash) is read up to them, with a warning.
+            ends in NUL bytes (a crash) is read up to them, with a warning. With --rr-source \
+            ecg, input without an ecg_beat line exits 65.
             """
     )
 
@@ -94,6 +102,12 @@ public struct HRVCommand: ParsableCommand {
             valueName: "address"))
     public var device: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "strap: the strap's RR intervals (the default); ecg: the R peaks found in a Polar H10's ECG (ecg_beat lines).",
+            valueName: "strap|ecg"))
+    public var rrSource: RRSourceArgument = .strap
+
     public init() {}
 
     public func validate() throws {
@@ -113,12 +127,20 @@ public struct HRVCommand: ParsableCommand {
             let input = try RRInput.contents(of: path, for: "hrv")
             do {
                 var warnings: [String] = []
-                try RRInput.gather(input.text, source: input.source, into: &series, warnings: &warnings)
+                try RRInput.gather(
+                    input.text, source: input.source, into: &series, warnings: &warnings,
+                    rrSource: rrSource.source)
                 for warning in warnings { StandardOutput.diagnostic("hrm hrv: warning: \(warning)") }
             } catch {
                 StandardOutput.diagnostic("hrm hrv: \(error)")
                 throw ExitCode(65)  // EX_DATAERR
             }
+        }
+        if rrSource == .ecg, series.ecgBeats == 0 {
+            StandardOutput.diagnostic(
+                "hrm hrv: --rr-source ecg: the input has no ecg_beat line (R peaks found in a Polar H10's ECG: record it with --ecg), so no RR interval from the ECG"
+            )
+            throw ExitCode(65)  // EX_DATAERR
         }
         let output = LineWriter()
         if let device {

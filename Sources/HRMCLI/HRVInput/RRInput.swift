@@ -44,10 +44,15 @@ enum RRInput {
 
     /// Adds the lines of `text` to `series`, all together and per strap, and ends its runs: the
     /// end of a source is the end of a run. Nothing is added unless all of `text` can be read.
-    static func gather(_ text: String, source: String, into series: inout RRSeries, warnings: inout [String])
+    /// `rrSource` says which JSON lines give the RR intervals (the strap's measurements, or the
+    /// `ecg_beat` lines of R peaks found in the ECG).
+    static func gather(
+        _ text: String, source: String, into series: inout RRSeries, warnings: inout [String],
+        rrSource: HRVTracker.RRSource = .strap
+    )
         throws(RRInputError)
     {
-        var parser = RRLineParser()
+        var parser = RRLineParser(source: rrSource)
         var read = series
         var failure: RRInputError? = nil
         var text = text

@@ -14,6 +14,9 @@ enum RRLine: Equatable {
     case gap
     /// A recording's header (`"type":"recording"`): nothing, but the source is a recording.
     case recordingHeader
+    /// An R peak found in the ECG (`ecg_beat`, read with `--rr-source ecg`): its RR interval in
+    /// milliseconds, nil for the first after a (re)start, where a new run begins.
+    case ecgBeat(Double?)
 }
 
 /// A line read, with the strap it names: input from several straps is analysed per strap.
@@ -80,8 +83,10 @@ struct RRLineParser {
     private(set) var recording = false
     /// `readFast`'s reader, its storage reused line after line.
     private var scanner = FlatJSONLine()
+    /// Which lines of JSON give RR intervals: measurements (`strap`) or `ecg_beat` lines (`ecg`).
+    let source: HRVTracker.RRSource
 
-    init() {}
+    init(source: HRVTracker.RRSource = .strap) { self.source = source }
 
     mutating func parse(_ line: some StringProtocol) throws(RRLineError) -> RRLine {
         try read(line).line
@@ -93,7 +98,7 @@ struct RRLineParser {
         switch RRLineForm.detect(trimmed, afterCSVHeader: csv != nil) {
         case .ignored: return RRLineRead(line: .skipped)
         case .json:
-            var read = try Self.jsonLine(trimmed)
+            var read = try Self.jsonLine(trimmed, source: source)
             if read.line == .recordingHeader {
                 recording = true
                 read.line = .skipped
@@ -123,6 +128,11 @@ struct RRLineParser {
             recording = true
             read = .skipped
         case "measurement":
+            // With --rr-source ecg the strap's RR intervals are not the ones read.
+            guard source == .strap else {
+                read = .skipped
+                break
+            }
             guard let payload = line.plainHex("hex"), let m = try? HeartRateMeasurement(decoding: payload)
             else {
                 return nil
@@ -133,6 +143,15 @@ struct RRLineParser {
                 intervals.append(checked)
             }
             read = .intervals(intervals)
+        case "ecg_beat" where source == .ecg:
+            guard let member = line.member("rr_ms") else { return nil }
+            switch member.kind {
+            case .literal where line.isNull("rr_ms"): read = .ecgBeat(nil)
+            case .number:
+                guard let rr = line.number("rr_ms"), let checked = try? Self.checked(rr) else { return nil }
+                read = .ecgBeat(checked)
+            default: return nil
+            }
         case "status":
             let state = line.string("state")
             read = state == "disconnected" || state == "stopped" ? .gap : .skipped
@@ -146,7 +165,9 @@ struct RRLineParser {
     /// dropped (`disconnected`) or the session ended (`stopped`: two sessions appended to one
     /// file) is a gap; every other type (status, info, battery, error, hrv, alert, summary, and
     /// types added later) carries no RR intervals and is skipped.
-    static func jsonLine(_ text: Substring) throws(RRLineError) -> RRLineRead {
+    static func jsonLine(_ text: Substring, source: HRVTracker.RRSource = .strap) throws(RRLineError)
+        -> RRLineRead
+    {
         let value: JSONValue
         do {
             value = try JSONValue.parse(String(text))
@@ -157,18 +178,31 @@ struct RRLineParser {
             throw RRLineError(message: "a JSON line must be an object with a \"type\": \(quoted(text))")
         }
         let device = value["device"]?.string.flatMap { $0.isEmpty ? nil : $0 }
-        let line = try jsonEvent(type, value, text)
+        let line = try jsonEvent(type, value, text, source: source)
         let name = type == "info" ? value["name"]?.string : nil
         return RRLineRead(line: line, device: device, name: name)
     }
 
     /// What a JSON line of `type` gives, from `value`, its text parsed.
-    private static func jsonEvent(_ type: String, _ value: JSONValue, _ text: Substring) throws(RRLineError)
-        -> RRLine
+    private static func jsonEvent(
+        _ type: String, _ value: JSONValue, _ text: Substring, source: HRVTracker.RRSource
+    )
+        throws(RRLineError) -> RRLine
     {
         switch type {
         case "recording":
             return .recordingHeader
+        case "measurement" where source == .ecg:
+            // With --rr-source ecg the strap's RR intervals are not the ones read.
+            return .skipped
+        case "ecg_beat" where source == .ecg:
+            switch value["rr_ms"] {
+            case .null?: return .ecgBeat(nil)
+            case .number(let rr)?: return .ecgBeat(try checked(rr))
+            default:
+                throw RRLineError(
+                    message: "an ecg_beat without an \"rr_ms\" (a number or null): \(quoted(text))")
+            }
         case "measurement":
             // A recording's line carries the notification as received: decoded here again, so
             // that a better decoder reads an old recording better.

@@ -37,6 +37,9 @@ struct RRSeries {
     private(set) var straps: [Strap] = []
     private var index: [String?: Int] = [:]
 
+    /// How many `ecg_beat` lines were read (with `--rr-source ecg`).
+    private(set) var ecgBeats = 0
+
     /// The straps named by a device address (leaving out lines that name none).
     var named: [Strap] { straps.filter { $0.device != nil } }
 
@@ -48,6 +51,15 @@ struct RRSeries {
             all.add(intervals)
             let at = strap(read.device)
             straps[at].runs.add(intervals)
+        case .ecgBeat(let rr?):
+            ecgBeats += 1
+            all.add([rr])
+            let at = strap(read.device)
+            straps[at].runs.add([rr])
+        case .ecgBeat(nil):
+            ecgBeats += 1
+            // The first peak after a (re)start: nothing spans the time before it.
+            fallthrough
         case .gap:
             all.end()
             if read.device == nil {

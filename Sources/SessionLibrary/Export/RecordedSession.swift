@@ -41,6 +41,9 @@ package struct RecordedSession {
     /// A scored morning reading's figures (`hrm readiness`): its recording's `readiness` line,
     /// when that line has them.
     package var readiness: ReadinessFigures? = nil
+    /// The PMD streams' lines (`pmd`, `ecg_beat`, and the `status` lines that cut them), read only
+    /// with `readingStreams`: empty otherwise.
+    package var streams = RecordedStreams()
 
     /// Why a recording cannot be read: the line, and what is wrong with it.
     package struct Unreadable: Error, CustomStringConvertible {
@@ -52,8 +55,12 @@ package struct RecordedSession {
 
     /// The recording, or with `only` one strap of it: the lines of the others left out (those that
     /// name none, such as the last `stopped`, kept), so it reads as a recording of that strap alone.
-    /// `keepingLines` false leaves `lines` empty (only `--format json` needs them).
-    package init(text: String, source: String, only: String? = nil, keepingLines: Bool = true)
+    /// `keepingLines` false leaves `lines` empty (only `--format json` needs them); `readingStreams`
+    /// fills `streams` (the EDF+ and CSV exports, `hrm hrv --rr-source ecg`).
+    package init(
+        text: String, source: String, only: String? = nil, keepingLines: Bool = true,
+        readingStreams: Bool = false
+    )
         throws(Unreadable)
     {
         var text = text
@@ -61,7 +68,8 @@ package struct RecordedSession {
         text.withUTF8 { buffer in
             do throws(Unreadable) {
                 try read(
-                    UnsafeRawBufferPointer(buffer), source: source, only: only, keepingLines: keepingLines)
+                    UnsafeRawBufferPointer(buffer), source: source, only: only, keepingLines: keepingLines,
+                    readingStreams: readingStreams)
             } catch {
                 failure = error
             }
@@ -85,7 +93,8 @@ package struct RecordedSession {
     }
 
     private mutating func read(
-        _ bytes: UnsafeRawBufferPointer, source: String, only: String?, keepingLines: Bool
+        _ bytes: UnsafeRawBufferPointer, source: String, only: String?, keepingLines: Bool,
+        readingStreams: Bool
     )
         throws(Unreadable)
     {
@@ -154,6 +163,9 @@ package struct RecordedSession {
                     if let since = connectedSince { segments.append(since...max(since, time)) }
                     connectedSince = nil
                     if state != "reconnecting" { gaps.append((measurements.count, lineDevice)) }
+                    if readingStreams, let state {
+                        streams.items.append(.cut(.init(time: time, device: lineDevice, state: state)))
+                    }
                 default: break
                 }
             case "measurement":
@@ -167,6 +179,28 @@ package struct RecordedSession {
                 measurements.append(Measurement(time: time, measurement: m, zone: zone, device: lineDevice))
             case "readiness":
                 readiness = Self.readiness(line)
+            case "pmd" where readingStreams:
+                // A frame that does not read is the decoder's to tell (a warning): the rest is kept.
+                guard let bytes = line.hexPayload(), let rate = line.number("rate_hz"), rate > 0,
+                    rate < 100_000
+                else {
+                    warnings.append(
+                        "\(source), line \(number): a pmd line without a frame and a rate: ignored")
+                    continue
+                }
+                let range = line.number("range_g").flatMap { $0 >= 0 && $0 < 1000 ? Int($0) : nil }
+                streams.items.append(
+                    .frame(.init(time: time, device: lineDevice, rate: Int(rate), range: range, bytes: bytes))
+                )
+                streams.frameCount += 1
+            case "ecg_beat" where readingStreams:
+                guard let sensor = line.integer("sensor_ns") else {
+                    warnings.append("\(source), line \(number): an ecg_beat without a sensor_ns: ignored")
+                    continue
+                }
+                streams.items.append(
+                    .beat(.init(device: lineDevice, sensorNanoseconds: sensor, rr: line.number("rr_ms"))))
+                streams.beatCount += 1
             default: break
             }
         }

@@ -94,6 +94,32 @@ package struct FlatJSONLine {
         return Double(String(decoding: bytes, as: UTF8.self))
     }
 
+    /// `key`'s value when it is a number without a fraction that fits an Int64, read exactly from
+    /// its digits; nil otherwise.
+    package func integer(_ key: StaticString) -> Int64? {
+        guard let member = member(key), member.kind == .number else { return nil }
+        var value: Int64 = 0
+        var negative = false
+        for byte in base[member.value] {
+            if byte == UInt8(ascii: "-") {
+                negative = true
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return negative ? -value : value
+    }
+
+    /// Whether the line's `key` is `null`.
+    package func isNull(_ key: StaticString) -> Bool {
+        guard let member = member(key), member.kind == .literal else { return false }
+        return member.value.count == 4 && base[member.value.lowerBound] == UInt8(ascii: "n")
+    }
+
     /// Whether the line's `key` is the string `text`.
     package func string(_ key: StaticString, is text: StaticString) -> Bool {
         guard let member = member(key), member.kind == .string, member.value.count == text.utf8CodeUnitCount,

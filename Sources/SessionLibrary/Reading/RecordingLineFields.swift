@@ -38,6 +38,17 @@ struct RecordingLineFields {
         return nil
     }
 
+    /// `key`'s value when it is a whole number that fits an Int64, read exactly from its digits
+    /// (a sensor's nanoseconds, 7e17, are past a Double's exact integers) when the line reads in
+    /// place; from the Double otherwise.
+    func integer(_ key: StaticString) -> Int64? {
+        if isFlat { return flat.integer(key) }
+        guard case .number(let number)? = value?[key.description], number == number.rounded(),
+            abs(number) < 9.2e18
+        else { return nil }
+        return Int64(number)
+    }
+
     /// A time member (`time`, `start`) as milliseconds since the epoch.
     func milliseconds(_ key: StaticString) -> Int64? {
         if isFlat { return flat.stringBytes(key).flatMap(RecordedSession.milliseconds(bytes:)) }
