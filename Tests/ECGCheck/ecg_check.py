@@ -9,6 +9,11 @@ Two steps, with the detector run by the Swift test in between (Tests/ECGTests/EC
                               microvolt value a line), with neurokit2's peaks:
                               nk.ecg_peaks(nk.ecg_clean(ecg)) on the noisy ECG ("nk") and on the
                               clean one ("truth": the beats the simulation put there).
+  ecg_check.py strap DIR      hrm-sim's H10 as hrm watch --ecg streamed it: DIR/strap.uv (the
+                              samples of its `ecg` events, in order, none lost) and DIR/strap.ours
+                              (the sample index of each `ecg_beat` hrm found live); neurokit2 finds
+                              the peaks in the same samples, and at least 99 % of them must be
+                              among hrm's within 2 samples, with at most 1 % extra. Exits 0 or 1.
   ecg_check.py compare DIR    reads DIR/CASE.ours (the detector's peak sample indices, one a line)
                               and compares: the share of neurokit2's peaks the detector found within
                               1 and 2 samples, its peaks neurokit2 did not find, and both against
@@ -169,8 +174,32 @@ def compare(directory):
     return 0
 
 
+def strap(directory):
+    """hrm's live R peaks on hrm-sim's H10 against neurokit2's on the same samples."""
+    import neurokit2 as nk
+    samples = [float(line) for line in (directory / "strap.uv").read_text().split()]
+    ours = [int(line) for line in (directory / "strap.ours").read_text().split()]
+    lo, hi = RATE, len(samples) - RATE
+    inside = lambda xs: [x for x in xs if lo <= x < hi]
+    # hrm-sim's ECG is in microvolts, as the H10's; neurokit2 takes any unit.
+    reference = inside(peaks(nk, samples))
+    ours = inside(ours)
+    within = match(reference, ours, 2)
+    extra = len(ours) - within
+    print(f"ecg-check strap: {len(samples)} samples, neurokit2 {len(reference)} peaks, hrm {len(ours)}: "
+          f"{within} within 2 samples, {extra} extra")
+    if len(reference) < 10:
+        print("ecg-check: FAIL too few peaks to compare")
+        return 1
+    if within < 0.99 * len(reference) or extra > 0.01 * len(reference):
+        print("ecg-check: FAIL hrm's live peaks are not neurokit2's (≥ 99 % within 2 samples, ≤ 1 % extra)")
+        return 1
+    print("ecg-check: PASS (hrm-sim's H10)")
+    return 0
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("simulate", "compare"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("simulate", "compare", "strap"):
         print(__doc__)
         return 64
     directory = Path(sys.argv[2])
@@ -182,6 +211,8 @@ def main():
             return 2
         simulate(directory)
         return 0
+    if sys.argv[1] == "strap":
+        return strap(directory)
     return compare(directory)
 
 
