@@ -73,6 +73,12 @@ import Testing
         #expect(
             Set(stops.filter { $0["reason"] as? String == "command" }.compactMap { $0["type"] as? String })
                 == ["ecg", "acc"], "\(stops)")
+        // The frames by AcquireNotify (a socket of hrm's own), not a D-Bus signal each.
+        let routes = try Self.simEvents(log).filter { $0["event"] as? String == "pmd-frame" }.compactMap {
+            $0["via"] as? [String]
+        }
+        #expect(routes.contains(["fd"]), "\(routes)")
+        #expect(!routes.contains { $0.contains("signal") }, "\(routes)")
         // ECG frames of 73 samples at 130 Hz, their times 73 samples apart on the strap's clock.
         let ecg = Self.events(result.stdout, "ecg")
         #expect(ecg.allSatisfy { ($0["uv"] as? [Int])?.count == 73 && $0["rate_hz"] as? Int == 130 })

@@ -5,7 +5,8 @@ package import PolarPMD
 
 /// One connection's ECG and acceleration streams from a strap's PMD service, as polar-ble-sdk's
 /// `BlePMDClient` runs them: read the features (pairing first when the strap wants an encrypted
-/// link), enable the control point's indications and the data's notifications, start each
+/// link), enable the control point's indications (StartNotify: BlueZ offers no AcquireNotify for
+/// an indication) and the data's notifications, start each
 /// measurement and check its response, then decode every data frame into `ecg`/`acc` events
 /// and the R peaks found in the ECG into `ecg_beat` events, until the link drops.
 ///
@@ -18,6 +19,9 @@ struct PMDSession: Sendable {
     let pipeline: EventPipeline
     let streams: SensorStreams
     let log: Logger
+    /// How to take the data characteristic's frames: AcquireNotify where offered (a socket, no
+    /// D-Bus signal per frame), or StartNotify with `--share`.
+    var dataMethod: NotifyMethod = .automatic
 
     /// How long a read, a write or a response may take.
     static let commandTimeout: Duration = .seconds(5)
@@ -78,7 +82,7 @@ struct PMDSession: Sendable {
         do throws(BlueZError) {
             responses = try await client.notifications(
                 controlPoint, using: .startNotify, inline: mailbox.deliver)
-            frames = try await client.notifications(data, using: .startNotify)
+            frames = try await client.notifications(data, using: dataMethod)
         } catch {
             if !Task.isCancelled {
                 report(.pmdStartFailed, "cannot subscribe to the strap's PMD service: \(error.message)")

@@ -193,7 +193,8 @@ package struct ConnectionSupervisor: Sendable {
     private func startSensorStreams(saying: Bool) -> Task<PMDSession.Outcome, Never>? {
         guard !sensorStreams.isEmpty else { return nil }
         let session = PMDSession(
-            client: client, target: target, pipeline: pipeline, streams: sensorStreams, log: finder.log)
+            client: client, target: target, pipeline: pipeline, streams: sensorStreams, log: finder.log,
+            dataMethod: notifyMethod)
         return Task { await session.run(sayUnavailable: saying) }
     }
 
