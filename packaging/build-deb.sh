@@ -54,6 +54,15 @@ if [ -z "$depends" ]; then
     echo "make deb: dpkg-shlibdeps (from dpkg-dev) found no dependencies: $(grep -v warning: "$shlib/stderr")" >&2
     exit 1
 fi
+# A binary whose relative relocations are packed (DT_RELR, Package.swift's leanLink) needs glibc
+# 2.36 to start, which dpkg-shlibdeps does not see: it goes by the libc symbols the binary calls.
+# (grep reads it all: with -q, readelf could die of SIGPIPE and pipefail fail the test.)
+if readelf -V "${binaries[@]}" | grep GLIBC_ABI_DT_RELR >/dev/null; then
+    libc=$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<<"$depends")
+    if [ -n "$libc" ] && dpkg --compare-versions "$libc" lt 2.36; then
+        depends=${depends/"libc6 (>= $libc)"/"libc6 (>= 2.36)"}
+    fi
+fi
 
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 maintainer=${DEB_MAINTAINER:-$(sed -n 's/^ -- \(.*>\)  .*/\1/p' packaging/debian/changelog | head -1)}

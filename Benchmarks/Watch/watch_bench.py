@@ -9,7 +9,9 @@ hrm's stdout in a tight loop and stamps each line with CLOCK_MONOTONIC as it arr
   latency    line read by the harness - frame sent by the simulator (median, p90, p99, max)
   CPU        hrm's CPU time (all threads, /proc/PID/task/*/schedstat, ns) from its first
              measurement line to its last, per notification in that window
-  peak RSS   hrm's ru_maxrss after it exits (the whole run, connection set-up included)
+  peak RSS   hrm's peak resident set, the whole run, connection set-up included: /usr/bin/time's
+             %M, not this harness's ru_maxrss, which the kernel takes as at least the RSS of the
+             Python process that forked hrm (12.8 MB for /usr/bin/python3)
 
 Idle: `hrm watch --json` against a 1 Hz strap; hrm's CPU over 60 s of streaming, as % of a core.
 
@@ -83,6 +85,18 @@ def osc_drain():
     return sink.getsockname()[1]
 
 
+def time_child(pid):
+    """The process /usr/bin/time (`pid`) runs: hrm, whose CPU is measured."""
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return int(f.read().split()[0])
+
+
+def peak_rss_kib(path):
+    """/usr/bin/time's %M (KiB), the last line of its -o file (a signal's note comes first)."""
+    with open(path) as f:
+        return int(f.read().split()[-1])
+
+
 def inner(args):
     """Runs hrm watch (inside hrm-sim), records each line's arrival and hrm's CPU, writes JSON."""
     command = [args.hrm, "watch", ADDRESS, "--json", "--duration", str(args.duration)]
@@ -94,7 +108,13 @@ def inner(args):
         command += ["--share"]
     if args.relay:
         command += ["--relay"]
+    # A child's ru_maxrss counts the memory of the process it was forked from (the kernel keeps the
+    # larger of the two at exec), here this Python's 12.8 MB: /usr/bin/time, a small C program,
+    # forks hrm and reports hrm's own peak.
+    rss_path = args.out + ".rss"
+    command = ["/usr/bin/time", "-f", "%M", "-o", rss_path] + command
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    hrm_pid = None
     fd = child.stdout.fileno()
     arrivals = []  # (mono_ns, sequence or bpm)
     first_cpu = last_cpu = None
@@ -111,7 +131,9 @@ def inner(args):
                 continue
             event = json.loads(line)
             arrivals.append((stamp, event["bpm"]))
-            sample = cpu_ns(child.pid)
+            if hrm_pid is None:
+                hrm_pid = time_child(child.pid)
+            sample = cpu_ns(hrm_pid)
             if first_cpu is None:
                 first_cpu = (sample, len(arrivals))
             last_cpu = (sample, len(arrivals))
@@ -120,7 +142,7 @@ def inner(args):
     json.dump(
         {
             "status": os.waitstatus_to_exitcode(status), "stderr": stderr[-2000:], "arrivals": arrivals,
-            "first_cpu": first_cpu, "last_cpu": last_cpu, "maxrss_kib": usage.ru_maxrss,
+            "first_cpu": first_cpu, "last_cpu": last_cpu, "maxrss_kib": peak_rss_kib(rss_path),
             "cpu_total_s": usage.ru_utime + usage.ru_stime,
         },
         open(args.out, "w"),
