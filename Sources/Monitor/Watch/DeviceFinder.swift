@@ -148,6 +148,8 @@ package struct DeviceFinder: Sendable {
             log.info("chose \(device.logText): it matches '\(requests[index])'")
             if !missing() { break }
         }
+        // The Connects that follow would wait for the scan's end.
+        await client.stopDiscovery(on: adapter)
         return found
     }
 
@@ -167,6 +169,7 @@ package struct DeviceFinder: Sendable {
             }
             if !found.isEmpty && ContinuousClock.now - lastNew >= quiet { break }
         }
+        await client.stopDiscovery(on: adapter)
         return found
     }
 
