@@ -12,6 +12,9 @@ first advertiser it sees, hrm the strongest once nothing new came for 0.3 s (or 
 strong). A third client, "hrm again", is hrm as every run after the first finds it: the strap
 remembered from the last run, taken the moment it is seen. Rounds alternate the three; medians and
 ratios are reported (target: hrm <= 0.8 x bleak, and back -> subscribed under 1 s).
+
+With --before OTHER_HRM, the rounds also run OTHER_HRM (an older build) as "hrm" and "hrm again",
+alternated with the others: before and after figures from the same session.
 """
 import argparse
 import asyncio
@@ -73,6 +76,7 @@ def inner(args):
 
 
 def run(client, hrm, sim, python):
+    client = client.removesuffix(" before")
     with tempfile.TemporaryDirectory() as work:
         path, log, out = (os.path.join(work, n) for n in ("s.json", "sim.jsonl", "out.json"))
         json.dump(scenario(), open(path, "w"))
@@ -105,18 +109,22 @@ def main():
     parser.add_argument("--sim", default=".build/release/hrm-sim")
     parser.add_argument("--python", default=sys.executable, help="an interpreter with bleak")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", help="another hrm binary (an older build) to alternate with --hrm")
     args = parser.parse_args()
     if args.inner:
         return inner(args)
     rows = {"hrm": [], "hrm again": [], "bleak": []}
+    if args.before:
+        rows = {"hrm before": [], "hrm": [], "hrm again before": [], "hrm again": [], "bleak": []}
     for n in range(args.rounds):
         for client in rows:
-            first, back = run(client, args.hrm, args.sim, args.python)
+            hrm = args.before if client.endswith(" before") else args.hrm
+            first, back = run(client, hrm, args.sim, args.python)
             rows[client].append((first, back))
-            print(f"  round {n + 1} {client:9}: start -> subscribed {first:.3f} s, strap back -> subscribed {back:.3f} s",
+            print(f"  round {n + 1} {client:{16 if args.before else 9}}: start -> subscribed {first:.3f} s, strap back -> subscribed {back:.3f} s",
                   flush=True)
     med = {c: (statistics.median(r[0] for r in rows[c]), statistics.median(r[1] for r in rows[c])) for c in rows}
-    for client in ("hrm", "hrm again"):
+    for client in (c for c in rows if c != "bleak"):
         print(f"medians, {client} against bleak: start -> subscribed {med[client][0]:.3f} s against "
               f"{med['bleak'][0]:.3f} s (ratio {med[client][0] / med['bleak'][0]:.2f}); strap back -> subscribed "
               f"{med[client][1]:.3f} s against {med['bleak'][1]:.3f} s (ratio {med[client][1] / med['bleak'][1]:.2f})")

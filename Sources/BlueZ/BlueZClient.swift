@@ -31,6 +31,10 @@ public actor BlueZClient {
     /// the mirror's stream dropped.
     nonisolated let valueNumbers = ValueNumbers()
     private var watchers: [Int: AsyncStream<ObjectEvent>.Continuation] = [:]
+    /// This client's running discoveries, by adapter path: each `discover` stream's number, so
+    /// that a discovery `stopDiscovery(on:)` ended is not stopped again by its stream's end.
+    var scans: [ObjectPath: Int] = [:]
+    var nextScan = 0
     private var nextWatcher = 0
     /// The connection to the bus is gone (not closed by us).
     private var busGone = false

@@ -24,6 +24,9 @@ extension BlueZClient {
             unwatch(watcherID)
             throw error
         }
+        nextScan += 1
+        let scan = nextScan
+        scans[adapterPath] = scan
         let wanted = services.map(Set.init)
         func matches(_ device: DiscoveredDevice) -> Bool {
             device.adapterPath == adapter.path && (wanted.map { !$0.isDisjoint(with: device.uuids) } ?? true)
@@ -61,10 +64,14 @@ extension BlueZClient {
         let timeout = callTimeout
         let logger = self.logger
         continuation.onTermination = { [weak self] _ in
-            logger.debug("discovery on \(adapter.name) stops")
             relay.cancel()
             tasks.run {
-                await self?.unwatch(watcherID)
+                if let self {
+                    await self.unwatch(watcherID)
+                    // Stopped already by stopDiscovery(on:): nothing to send.
+                    guard await self.endScan(scan, on: adapterPath) else { return }
+                }
+                logger.debug("discovery on \(adapter.name) stops")
                 // "No discovery started" (it stopped already) is fine.
                 _ = try? await connection.call(
                     destination: BlueZClient.service, path: adapterPath, interface: BlueZNames.Call.adapter,
@@ -72,5 +79,25 @@ extension BlueZClient {
             }
         }
         return stream
+    }
+
+    /// Stops this client's discovery on `adapter`, if one of its `discover` streams runs there,
+    /// and waits for bluetoothd's answer (a failure means it stopped already). A Connect sent while
+    /// the scan runs waits for it to end (the kernel connects through passive scanning): a finder
+    /// that has chosen its device stops the scan first, as bleak does, rather than leaving it to
+    /// the stream's end, which sends StopDiscovery from a task of its own, a moment later.
+    public func stopDiscovery(on adapter: Adapter) async {
+        let path = adapter.path.objectPath
+        guard scans.removeValue(forKey: path) != nil else { return }
+        logger.debug("discovery on \(adapter.name) stops")
+        _ = try? await call("StopDiscovery", on: path, interface: BlueZNames.Call.adapter)
+    }
+
+    /// Forgets `scan` on the adapter at `path`: false when it was stopped already (or another
+    /// scan took its place), so that its stream's end sends no StopDiscovery.
+    func endScan(_ scan: Int, on path: ObjectPath) -> Bool {
+        guard scans[path] == scan else { return false }
+        scans[path] = nil
+        return true
     }
 }

@@ -184,24 +184,30 @@ extension Core {
             owners[name] = state
             for waiter in waiters { waiter(result) }
         }
+        // GetNameOwner goes out without waiting for AddMatch's reply: the bus handles a
+        // connection's messages in order, so the rule is in place before the owner is asked and
+        // no change after the answer is missed. One round trip instead of two.
+        var ruleFailed = false
         addRule(nameOwnerRule(name)) { result in
             if case .failure(let error) = result {
+                ruleFailed = true
                 finish(.failure(error))
-                return
             }
-            self.callOnLoop(
-                destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "GetNameOwner",
-                body: [.string(name)]
-            ) { reply in
-                switch reply {
-                case .success(let message):
-                    if case .string(let owner)? = message.body.first { self.owners[name]?.owner = owner }
-                    finish(.success(()))
-                case .failure(let error) where error.code == .nameHasNoOwner:
-                    finish(.success(()))
-                case .failure(let error):
-                    finish(.failure(error))
-                }
+        }
+        callOnLoop(
+            destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: "GetNameOwner",
+            body: [.string(name)]
+        ) { reply in
+            // The rule's reply comes first (the bus answers in order): its failure is the answer.
+            guard !ruleFailed else { return }
+            switch reply {
+            case .success(let message):
+                if case .string(let owner)? = message.body.first { self.owners[name]?.owner = owner }
+                finish(.success(()))
+            case .failure(let error) where error.code == .nameHasNoOwner:
+                finish(.success(()))
+            case .failure(let error):
+                finish(.failure(error))
             }
         }
     }
@@ -222,7 +228,8 @@ extension Core {
     // MARK: Subscriptions
 
     /// Registers `subscription` locally at once (so nothing after the bus's reply is missed), then
-    /// tracks owners and adds the rules on the bus; `ready` runs once every AddMatch is answered.
+    /// tracks owners and adds the rules on the bus, all sent at once; `ready` runs once every
+    /// AddMatch is answered, or at the first failure.
     func subscribe(
         _ subscription: Subscription, id: UInt64, ready: @escaping (Result<Void, DBusError>) -> Void
     ) {
@@ -248,22 +255,31 @@ extension Core {
                 self.addRule(text, completion: done)
             }
         }
-        func run(_ index: Int) {
-            guard index < steps.count else {
-                ready(.success(()))
-                return
-            }
-            let step = steps[index]
+        // Every step goes out at once: the bus handles a connection's messages in order, so each
+        // rule is in place before any later call of ours is handled, and one round trip waits for
+        // all of them instead of one per rule.
+        var waiting = steps.count
+        var answered = false
+        guard waiting > 0 else {
+            ready(.success(()))
+            return
+        }
+        for step in steps {
             step { result in
+                guard !answered else { return }
                 switch result {
-                case .success: run(index + 1)
+                case .success:
+                    waiting -= 1
+                    guard waiting == 0 else { return }
+                    answered = true
+                    ready(.success(()))
                 case .failure(let error):
+                    answered = true
                     self.unsubscribe(id)
                     ready(.failure(error))
                 }
             }
         }
-        run(0)
     }
 
     func unsubscribe(_ id: UInt64) {

@@ -1,4 +1,5 @@
 import BlueZSimulator
+import Foundation
 import Testing
 
 @testable import BlueZ
@@ -82,6 +83,30 @@ import Testing
             }
             #expect(await Self.discoveryStops(client))
         }
+    }
+
+    /// A finder that has chosen stops the scan and has bluetoothd's answer before it connects (a
+    /// Connect during a scan waits for the scan's end). The stream's end then sends no second
+    /// StopDiscovery, which could stop a later scan.
+    @Test func stopDiscoveryStopsTheScanOnce() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("stop-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        try await BlueZClientTests.withClient("basic", log: log) { client in
+            let adapter = try await client.selectAdapter()
+            do {
+                let stream = try await client.discover(adapter: adapter)
+                #expect(await Self.collect(stream, count: 1).count == 1)
+                await client.stopDiscovery(on: adapter)
+                // Nothing left to stop: no call.
+                await client.stopDiscovery(on: adapter)
+            }
+            // It has stopped: a second StartDiscovery of this client would fail with InProgress.
+            let again = try await client.discover(adapter: adapter)
+            #expect(await Self.collect(again, count: 1).count == 1)
+            await client.stopDiscovery(on: adapter)
+        }
+        let calls = try BlueZClientTests.logEntries(log).filter { $0.hasSuffix("Discovery") }
+        #expect(calls == ["StartDiscovery", "StopDiscovery", "StartDiscovery", "StopDiscovery"])
     }
 
     @Test func poweredOffAdapterCannotDiscover() async throws {

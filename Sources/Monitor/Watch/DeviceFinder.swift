@@ -65,8 +65,9 @@ package struct DeviceFinder: Sendable {
         // A remembered device that is not around gives way to the strongest monitor after 3 s.
         let rememberedGivesWayAt = ContinuousClock.now + min(scanTimeout.duration, .seconds(3))
         let remembered = self.wanted == nil
-        // Ticks make the choice even when bluetoothd reports nothing new (an unknown RSSI).
-        for await update in stream.ticking(every: .milliseconds(100)).until(limit) {
+        // Ticks make the choice even when bluetoothd reports nothing new (an unknown RSSI); often
+        // enough that the quiet moment ends within a tick of its 0.3 s, not up to 0.1 s later.
+        for await update in stream.ticking(every: .milliseconds(20)).until(limit) {
             if case .element(let device) = update {
                 sightings.saw(device)
                 if seen.insert(device.address).inserted {
@@ -76,7 +77,7 @@ package struct DeviceFinder: Sendable {
                 if best == nil || (device.rssi ?? -999) > (best?.rssi ?? -999) { best = device }
                 if let wanted, Self.matches(device, wanted) {
                     log.info("chose \(device.logText): it matches '\(wanted)'")
-                    return device
+                    return await scanned(device)
                 }
             }
             guard let best else { continue }
@@ -88,7 +89,7 @@ package struct DeviceFinder: Sendable {
                 await fallingBack(
                     "the last strap watched, \(wanted), is not around: taking the strongest monitor, \(best.address) (hrm forget stops remembering it)"
                 )
-                return best
+                return await scanned(best)
             }
             // The choice is clear once nothing new has come for a moment, or the strongest is
             // plainly close (a strap worn by the person at the computer).
@@ -99,14 +100,22 @@ package struct DeviceFinder: Sendable {
                 log.info(
                     "chose \(best.logText): the strongest of \(seen.count)\((best.rssi ?? -999) >= Self.strongSignal ? ", a strong signal" : ", nothing new for \(Self.quietMoment)")"
                 )
-                return best
+                return await scanned(best)
             }
         }
         log.info(
             self.wanted == nil
                 ? "scan over: \(best.map { "chose \($0.logText), the strongest of \(seen.count)" } ?? "no heart-rate monitor found")"
                 : "scan over: nothing matches '\(self.wanted ?? "")' among \(seen.count)")
-        return self.wanted == nil ? best : nil
+        guard self.wanted == nil, let best else { return nil }
+        return await scanned(best)
+    }
+
+    /// `device`, chosen from a scan, once the scan is stopped: the Connect that follows would
+    /// otherwise wait for it to end.
+    private func scanned(_ device: DiscoveredDevice) async -> DiscoveredDevice {
+        await client.stopDiscovery(on: adapter)
+        return device
     }
 
     /// Each of `requests` (addresses or parts of names) on this adapter, in order, nil for those
@@ -139,6 +148,8 @@ package struct DeviceFinder: Sendable {
             log.info("chose \(device.logText): it matches '\(requests[index])'")
             if !missing() { break }
         }
+        // The Connects that follow would wait for the scan's end.
+        await client.stopDiscovery(on: adapter)
         return found
     }
 
@@ -158,6 +169,7 @@ package struct DeviceFinder: Sendable {
             }
             if !found.isEmpty && ContinuousClock.now - lastNew >= quiet { break }
         }
+        await client.stopDiscovery(on: adapter)
         return found
     }
 
@@ -174,6 +186,7 @@ package struct DeviceFinder: Sendable {
         let stream = try await client.discover(adapter: adapter)
         for await device in stream.until(ContinuousClock.now + scanTimeout.duration)
         where device.address == target.address {
+            _ = await scanned(device)
             return
         }
         throw BlueZError(.deviceNotFound, "\(target.address) is not advertising")
