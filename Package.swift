@@ -16,7 +16,9 @@ func buildGlibcVersion() -> (Int, Int)? {
         var text = [CChar](repeating: 0, count: 64)
         guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return nil }
         // "glibc 2.36"
-        let parts = String(cString: text).split(separator: " ").last?.split(separator: ".") ?? []
+        let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let parts =
+            String(decoding: bytes, as: UTF8.self).split(separator: " ").last?.split(separator: ".") ?? []
         guard parts.count >= 2, let major = Int(parts[0]), let minor = Int(parts[1]) else { return nil }
         return (major, minor)
     #else
