@@ -190,21 +190,12 @@ package enum SensorStretches {
 extension SensorStretch {
     init(offset: Int64) { self.offset = offset }
 
-    /// ECG samples after the ones so far: each next slot, after the slots of any samples lost.
+    /// ECG samples after the ones so far (`Run.append`).
     mutating func append(ecg samples: [PMDECGSample], rate: Int) {
         // Taken out while it grows: a copy left behind would copy its arrays at every frame.
         var run = ecg ?? Run(rate: rate)
         ecg = nil
-        for sample in samples {
-            if let last = run.samples.last, let slot = run.slots.last {
-                guard sample.timestamp > last.timestamp else { continue }
-                run.slots.append(
-                    slot + 1 + SensorStretches.lost(from: last.timestamp, to: sample.timestamp, rate: rate))
-            } else {
-                run.slots.append(0)
-            }
-            run.samples.append(sample)
-        }
+        run.append(samples, at: \.timestamp, rate: rate)
         ecg = run
     }
 
@@ -215,16 +206,26 @@ extension SensorStretch {
         // Taken out while it grows, as the ECG's.
         var run = acc ?? Run(rate: rate)
         acc = nil
-        for sample in samples {
-            if let last = run.samples.last, let slot = run.slots.last {
-                guard sample.timestamp > last.timestamp else { continue }
-                run.slots.append(
-                    slot + 1 + SensorStretches.lost(from: last.timestamp, to: sample.timestamp, rate: rate))
-            } else {
-                run.slots.append(0)
-            }
-            run.samples.append(sample)
-        }
+        run.append(samples, at: \.timestamp, rate: rate)
         acc = run
+    }
+}
+
+extension SensorStretch.Run {
+    /// `samples` after the ones so far: each in the next slot, after the slots of any samples lost
+    /// at `rate`; a sample no later than the one before is left out.
+    mutating func append(_ samples: [Sample], at timestamp: KeyPath<Sample, UInt64>, rate: Int) {
+        for sample in samples {
+            if let last = self.samples.last, let slot = slots.last {
+                guard sample[keyPath: timestamp] > last[keyPath: timestamp] else { continue }
+                slots.append(
+                    slot + 1
+                        + SensorStretches.lost(
+                            from: last[keyPath: timestamp], to: sample[keyPath: timestamp], rate: rate))
+            } else {
+                slots.append(0)
+            }
+            self.samples.append(sample)
+        }
     }
 }
