@@ -66,11 +66,10 @@ extension BlueZClient {
         continuation.onTermination = { [weak self] _ in
             relay.cancel()
             tasks.run {
-                if let self {
-                    await self.unwatch(watcherID)
-                    // Stopped already by stopDiscovery(on:): nothing to send.
-                    guard await self.endScan(scan, on: adapterPath) else { return }
-                }
+                // One hop to the actor, as before the scan was numbered: a stop under way (SIGTERM)
+                // closes the client soon after, and cancels a task still waiting for its turn.
+                // Stopped already by stopDiscovery(on:): nothing to send.
+                if let self, await !self.endScan(scan, on: adapterPath, unwatching: watcherID) { return }
                 logger.debug("discovery on \(adapter.name) stops")
                 // "No discovery started" (it stopped already) is fine.
                 _ = try? await connection.call(
@@ -93,9 +92,11 @@ extension BlueZClient {
         _ = try? await call("StopDiscovery", on: path, interface: BlueZNames.Call.adapter)
     }
 
-    /// Forgets `scan` on the adapter at `path`: false when it was stopped already (or another
-    /// scan took its place), so that its stream's end sends no StopDiscovery.
-    func endScan(_ scan: Int, on path: ObjectPath) -> Bool {
+    /// Ends the stream's watcher and forgets `scan` on the adapter at `path`: false when it was
+    /// stopped already (or another scan took its place), so that its stream's end sends no
+    /// StopDiscovery.
+    func endScan(_ scan: Int, on path: ObjectPath, unwatching watcher: Int) -> Bool {
+        unwatch(watcher)
         guard scans[path] == scan else { return false }
         scans[path] = nil
         return true
