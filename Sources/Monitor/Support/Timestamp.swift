@@ -25,43 +25,49 @@ package struct Timestamp: Hashable, Sendable, CustomStringConvertible {
     /// `2026-11-22T10:06:23.968Z`. Written digit by digit into 24 bytes: this runs for every
     /// line `watch` prints, and string interpolation would cost several allocations each time.
     package var description: String {
+        String(unsafeUninitializedCapacity: Self.width) { write(into: $0) }
+    }
+
+    /// The bytes of the form: `2026-11-22T10:06:23.968Z`.
+    package static let width = 24
+
+    /// Writes the form into `bytes` (24 of them at least); the count written.
+    package func write(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var seconds = time_t(millisecondsSinceEpoch.dividedFloor(by: 1000))
         let millis = Int(millisecondsSinceEpoch - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(unsafeUninitializedCapacity: 24) { bytes in
-            var index = 0
-            func put(_ value: Int, _ width: Int) {
-                var divisor = 1
-                for _ in 1..<width { divisor *= 10 }
-                var rest = value
-                for _ in 0..<width {
-                    bytes[index] = UInt8(ascii: "0") + UInt8(rest / divisor % 10)
-                    rest %= divisor
-                    divisor /= 10
-                    index += 1
-                }
-            }
-            func put(_ byte: Unicode.Scalar) {
-                bytes[index] = UInt8(ascii: byte)
+        var index = 0
+        func put(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            for _ in 0..<width {
+                bytes[index] = UInt8(ascii: "0") + UInt8(rest / divisor % 10)
+                rest %= divisor
+                divisor /= 10
                 index += 1
             }
-            put(Int(parts.tm_year) + 1900, 4)
-            put("-")
-            put(Int(parts.tm_mon) + 1, 2)
-            put("-")
-            put(Int(parts.tm_mday), 2)
-            put("T")
-            put(Int(parts.tm_hour), 2)
-            put(":")
-            put(Int(parts.tm_min), 2)
-            put(":")
-            put(Int(parts.tm_sec), 2)
-            put(".")
-            put(millis, 3)
-            put("Z")
-            return index
         }
+        func put(_ byte: Unicode.Scalar) {
+            bytes[index] = UInt8(ascii: byte)
+            index += 1
+        }
+        put(Int(parts.tm_year) + 1900, 4)
+        put("-")
+        put(Int(parts.tm_mon) + 1, 2)
+        put("-")
+        put(Int(parts.tm_mday), 2)
+        put("T")
+        put(Int(parts.tm_hour), 2)
+        put(":")
+        put(Int(parts.tm_min), 2)
+        put(":")
+        put(Int(parts.tm_sec), 2)
+        put(".")
+        put(millis, 3)
+        put("Z")
+        return index
     }
 }
 
