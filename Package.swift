@@ -8,6 +8,9 @@ import PackageDescription
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    // Each function in a section of its own in release builds, so that the link can put the ones
+    // that run side by side (see `leanLink`) and drop the ones nothing calls.
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
 ]
 
 /// The glibc of the machine building, as (major, minor); nil when it is not glibc.
@@ -38,6 +41,20 @@ let leanLink: [LinkerSetting] = {
         flags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] + flags
     }
     return [.unsafeFlags(flags, .when(platforms: [.linux]))]
+}()
+
+// hrm's release link puts the functions that `hrm watch` runs side by side at the start of its text
+// (packaging/hot-functions, `make hot-functions`), so that a run faults in few pages of it. Only
+// lld reads the file; a name it no longer finds is skipped without a word.
+let hotFunctionsFirst: [LinkerSetting] = {
+    guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return [] }
+    let order = Context.packageDirectory + "/packaging/hot-functions/hrm.order"
+    return [
+        .unsafeFlags(
+            [
+                "-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering",
+            ], .when(platforms: [.linux], configuration: .release))
+    ]
 }()
 
 let package = Package(
@@ -178,7 +195,8 @@ let package = Package(
         // function.
         .target(name: "CTOMLShims"),
         .executableTarget(
-            name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict, linkerSettings: leanLink),
+            name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict,
+            linkerSettings: leanLink + hotFunctionsFirst),
         // `hrm serve`'s web server (Hummingbird on SwiftNIO), an executable of its own that `hrm
         // serve` runs in its place: the server's libraries stay out of `hrm watch`.
         .executableTarget(
