@@ -40,7 +40,18 @@ let leanLink: [LinkerSetting] = {
     if let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) {
         flags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] + flags
     }
-    return [.unsafeFlags(flags, .when(platforms: [.linux]))]
+    var settings: [LinkerSetting] = [.unsafeFlags(flags, .when(platforms: [.linux]))]
+    // In release builds libstdc++ (which only the Swift runtime uses) is linked statically, as
+    // the Swift runtime itself is: the shared library's 6,000 exported symbols and its pages cost
+    // 0.9 MiB at every start (Benchmarks/Watch/README.md). packaging/static-link holds a
+    // `libstdc++.so` that is a linker script naming the archive, found before the real one.
+    if let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) {
+        settings.append(
+            .unsafeFlags(
+                ["-L", Context.packageDirectory + "/packaging/static-link"],
+                .when(platforms: [.linux], configuration: .release)))
+    }
+    return settings
 }()
 
 // hrm's release link puts the functions that `hrm watch` runs side by side at the start of its text
