@@ -85,6 +85,27 @@ import Testing
                 == #"{"zero":0,"small":[7,-42,1000],"max":9223372036854775807,"min":-9223372036854775808}"#)
     }
 
+    /// Each character that needs escaping found at every position of a longer string (the check
+    /// reads eight bytes at a time), and none found in multi-byte characters.
+    @Test func escapesFoundAtEveryPosition() {
+        let escapes = [
+            ("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1F}", #"\u001f"#), ("\u{0}", #"\u0000"#),
+        ]
+        for (special, escaped) in escapes {
+            for position in 0..<20 {
+                let before = String(repeating: "a", count: position)
+                let after = String(repeating: "b", count: 19 - position)
+                var json = JSONLine()
+                json.add("s", before + special + after)
+                #expect(
+                    json.line == #"{"s":""# + before + escaped + after + #""}"#, "\(escaped) at \(position)")
+            }
+        }
+        var json = JSONLine()
+        json.add("s", "héllo wörld ♥ ♥ ♥ über")
+        #expect(json.line == #"{"s":"héllo wörld ♥ ♥ ♥ über"}"#)
+    }
+
     /// Past the first buffer's 256 bytes, a nested object, a key made at run time, a time, and
     /// the newline `watch --json` ends its lines with.
     @Test func longLinesObjectsTimesAndTheNewline() {

@@ -232,7 +232,7 @@ package struct JSONLine: ~Copyable {
         var text = value
         let plain = text.withUTF8 { utf8 in
             // Keys and nearly every value need no escaping: copied whole.
-            for byte in utf8 where Self.escaped(byte) { return false }
+            guard !Self.needsEscaping(utf8) else { return false }
             reserve(utf8.count + 2)
             base[count] = UInt8(ascii: "\"")
             count += 1
@@ -245,6 +245,30 @@ package struct JSONLine: ~Copyable {
         var escaped: [UInt8] = []
         Self.appendString(value, to: &escaped)
         escaped.withUnsafeBufferPointer { put($0) }
+    }
+
+    /// Whether any byte of `utf8` is one a JSON string cannot hold as it is: eight bytes at a
+    /// time (each test is exact for "any byte in the word"; bytes of 0x80 and above, the rest of
+    /// multi-byte characters, never match).
+    private static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = utf8.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// Some byte of `word` below `limit` (at most 0x80).
+        func below(_ word: UInt64, _ limit: UInt64) -> Bool { (word &- ones &* limit) & ~word & highs != 0 }
+        var index = 0
+        while index + 8 <= utf8.count {
+            let word = UnsafeRawPointer(start + index).loadUnaligned(as: UInt64.self)
+            if below(word, 0x20) || below(word ^ (ones &* 0x22), 1) || below(word ^ (ones &* 0x5C), 1) {
+                return true
+            }
+            index += 8
+        }
+        while index < utf8.count {
+            if escaped(start[index]) { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Bytes a JSON string cannot hold as they are.
@@ -260,7 +284,7 @@ package struct JSONLine: ~Copyable {
         value.withUTF8 { utf8 in
             bytes.append(UInt8(ascii: "\""))
             defer { bytes.append(UInt8(ascii: "\"")) }
-            guard utf8.contains(where: escaped) else { return bytes.append(contentsOf: utf8) }
+            guard needsEscaping(utf8) else { return bytes.append(contentsOf: utf8) }
             for byte in utf8 {
                 switch byte {
                 case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
