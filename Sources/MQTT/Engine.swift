@@ -162,9 +162,15 @@ final class Engine {
 
     /// Lets libmosquitto read, write and keep alive, then acts on what its callbacks reported.
     private func service(_ link: Link, socketEvents: Int16, now: UInt64) {
-        // loop_read also advances a TLS handshake, whichever way the socket became ready.
+        // loop_read also advances a TLS handshake, whichever way the socket became ready. On an
+        // accepted plain TCP link there is nothing to read unless poll(2) said so (a wake-up by
+        // the eventfd would cost a read(2) that finds nothing); OpenSSL may hold a record's bytes
+        // the socket no longer shows, so a TLS link reads every turn.
         link.notePeer()
-        var result = cmqtt_loop_read(link.handle, 1)
+        var result = MosquittoResult.success
+        if socketEvents != 0 || !link.accepted || core.url.tls {
+            result = cmqtt_loop_read(link.handle, 1)
+        }
         if result == MosquittoResult.success, cmqtt_want_write(link.handle) {
             result = cmqtt_loop_write(link.handle, 1)
         }
@@ -210,6 +216,9 @@ final class Engine {
     private func unnoticedFailure(_ link: Link, _ events: Int16) -> (Int32, Int32)? {
         let socket = link.socket
         guard socket >= 0, events & Int16(POLLERR | POLLHUP | POLLIN) != 0 else { return nil }
+        // Once a plain TCP link is up, read(2) reports an error or the end of the stream and
+        // libmosquitto acts on it: a getsockopt(2) per packet received would add nothing.
+        if link.accepted, !core.url.tls, events & Int16(POLLERR | POLLHUP) == 0 { return nil }
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error != 0 {
@@ -275,6 +284,11 @@ final class Engine {
                 subscribed[filter] = qos
             }
         }
+        // Several messages (a measurement and its bpm, or what waited for a reconnection) leave
+        // in as few segments as they fit: libmosquitto writes each with a write(2) of its own,
+        // which with TCP_NODELAY would be a segment each, and on loopback each segment costs the
+        // kernel a receive on the broker's side and a wake-up of the broker.
+        let corked = messages.count > 1 && link.socket >= 0 && cmqtt_tcp_cork(link.socket, 1) == 0
         for (sequence, message) in messages where failure == nil {
             var mid: Int32 = 0
             // A NUL would cut the topic short in C: another topic than the one asked for.
@@ -295,10 +309,13 @@ final class Engine {
                 rejected.append(sequence)
             }
         }
+        // What a failed call left, before the uncork's setsockopt(2) can change it.
+        let systemError = errno
+        // Uncorked, what waits goes at once; on the socket, unless libmosquitto closed it (-1).
+        if corked, link.socket >= 0 { _ = cmqtt_tcp_cork(link.socket, 0) }
         core.recordPublished(published, rejected: rejected)
 
         guard let failure else { return true }
-        let systemError = errno
         self.link = nil
         nextAttempt = monotonicNanos() &+ backoff.clampedNanoseconds
         core.linkLost(reason: disconnectReason(link.failure(result: failure, systemError: systemError)))

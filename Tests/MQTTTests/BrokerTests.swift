@@ -243,6 +243,46 @@ import Testing
         }
     }
 
+    /// publish(contentsOf:) hands its messages over together (one wake-up, written corked):
+    /// each arrives, with its own QoS and retain flag, in order among single publishes, and a
+    /// retained one in a batch replaces the waiting retained one of its topic as a single publish
+    /// would.
+    @Test func aBatchArrivesInOrderAmongSinglePublishes() async throws {
+        guard requireTools(Tools.brokerMissing) else { return }
+        try await withBroker { broker in
+            let subscriber = try broker.subscriber(topics: ["hrm/#"], format: "%t %r %q %p")
+            let client = try MQTTClient(broker.url(), options: quickOptions())
+            try await client.connect()
+            #expect(
+                await subscriber.waitUntilSubscribed(
+                    client, probe: MQTTMessage(topic: "hrm/probe", text: "p")))
+            for number in 1...20 {
+                client.publish(MQTTMessage(topic: "hrm/single", text: "\(number)"))
+                client.publish(contentsOf: [
+                    MQTTMessage(topic: "hrm/measurement", text: "m\(number)"),
+                    MQTTMessage(topic: "hrm/bpm", text: "b\(number)", qos: .atMostOnce, retain: true),
+                ])
+            }
+            client.publish(contentsOf: [])
+            client.publish(contentsOf: [MQTTMessage(topic: "hrm/last", text: "end")])
+            #expect(await eventually { client.outboxCount == 0 })
+            #expect(await subscriber.wait { $0.last == "hrm/last 0 1 end" })
+            let expected =
+                (1...20).flatMap {
+                    ["hrm/single 0 1 \($0)", "hrm/measurement 0 1 m\($0)", "hrm/bpm 0 0 b\($0)"]
+                } + ["hrm/last 0 1 end"]
+            let got = payloadLines(subscriber, without: "hrm/probe")
+            // A retained bpm still waiting when the next comes is replaced (the outbox keeps a
+            // topic's latest retained value): bpm lines may be missing, never out of place.
+            let arrived = Set(got)
+            #expect(expected.filter { arrived.contains($0) } == got, "in order, nothing else")
+            #expect(expected.filter { !$0.hasPrefix("hrm/bpm") && !arrived.contains($0) } == [], "none lost")
+            #expect(arrived.contains("hrm/bpm 0 0 b20"))
+            #expect(try await broker.retained("hrm/bpm") == ["hrm/bpm 1 b20"])
+            await client.close(within: .seconds(2))
+        }
+    }
+
     /// In the middle of a stream of numbered QoS 1 messages the broker hangs (so that what the
     /// client sent meanwhile is in flight, unacknowledged), stops, and comes back a second later
     /// on the same port: the subscriber (a persistent session, on a broker that persists it) gets
