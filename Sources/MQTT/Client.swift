@@ -463,15 +463,20 @@ final class ClientCore: Sendable {
         if announce { continuation.yield(.disconnected(reason: reason)) }
     }
 
+    /// What to hand the link next, new subscriptions (nil when unchanged since `version`), and
+    /// the entries handed once these are (the ones still to be acknowledged among them).
     func takeForLink(subscriptionsAfter version: Int) -> (
         messages: [(sequence: UInt64, message: MQTTMessage)],
         subscriptions: [(filter: String, qos: MQTTQoS)]?,
-        version: Int
+        version: Int,
+        handed: Int
     ) {
         state.withLock { state in
             let messages = state.outbox.take(window: Self.window)
             let changed = state.subscriptionsVersion != version
-            return (messages, changed ? state.subscriptions : nil, state.subscriptionsVersion)
+            return (
+                messages, changed ? state.subscriptions : nil, state.subscriptionsVersion, state.outbox.handed
+            )
         }
     }
 

@@ -20,6 +20,10 @@ final class Engine {
     private var subscribed: [String: MQTTQoS] = [:]
     private var subscriptionsVersion = -1
     private var lastDropReport: UInt64 = 0
+    /// When the link's socket was last read, and the outbox's handed entries after the last feed:
+    /// with `options.readDelay`, what decides whether the socket's input may wait.
+    private var lastRead: UInt64 = 0
+    private var handed = 0
 
     /// The backoff's start: at least 10 ms, or a broker that refuses at once would be retried in
     /// a tight loop.
@@ -93,6 +97,13 @@ final class Engine {
         }
 
         if let link, link.accepted, !feed(link) { return true }
+        // Input may wait (options.readDelay) on an accepted link that is not closing, while few
+        // messages await their acknowledgement: the next wake-up reads it.
+        var readAt: UInt64? = nil
+        if let link, link.accepted, closeDeadline == nil, handed < ClientCore.window / 2 {
+            let delay = core.options.readDelay.clampedNanoseconds
+            if delay > 0, now &- lastRead < delay { readAt = lastRead &+ delay }
+        }
 
         // Sleep until something happens or the nearest deadline.
         var wakeAt = now &+ 1_000_000_000  // libmosquitto's keep-alive wants loop_misc about every second
@@ -100,12 +111,14 @@ final class Engine {
         if core.hasUnreportedDrops {
             wakeAt = min(wakeAt, lastDropReport &+ ClientCore.dropReportInterval.clampedNanoseconds)
         }
+        if let readAt { wakeAt = min(wakeAt, readAt) }
         var fds = [pollfd(fd: core.wakeFD.descriptor, events: Int16(POLLIN), revents: 0)]
         if let link {
             if !link.accepted { wakeAt = min(wakeAt, attemptDeadline) }
             let socket = link.socket
             if socket >= 0 {
-                var events = Int16(POLLIN)
+                // Without POLLIN poll(2) still reports an error or a hang-up (a reset link).
+                var events = readAt == nil ? Int16(POLLIN) : 0
                 if cmqtt_want_write(link.handle) {
                     // During a TLS handshake libmosquitto wants to write (its CONNECT is queued)
                     // while OpenSSL waits to read: asking for POLLOUT would spin. Poll for input
@@ -126,7 +139,10 @@ final class Engine {
             core.wakeFD.drain()
         }
         now = monotonicNanos()
-        if let link { service(link, socketEvents: fds.count > 1 ? fds[1].revents : 0, now: now) }
+        if let link {
+            service(
+                link, socketEvents: fds.count > 1 ? fds[1].revents : 0, inputWaited: readAt != nil, now: now)
+        }
         return true
     }
 
@@ -161,15 +177,18 @@ final class Engine {
     }
 
     /// Lets libmosquitto read, write and keep alive, then acts on what its callbacks reported.
-    private func service(_ link: Link, socketEvents: Int16, now: UInt64) {
+    /// `inputWaited`: poll(2) was not asked about the socket's input (options.readDelay), so
+    /// whatever came meanwhile is read now.
+    private func service(_ link: Link, socketEvents: Int16, inputWaited: Bool, now: UInt64) {
         // loop_read also advances a TLS handshake, whichever way the socket became ready. On an
         // accepted plain TCP link there is nothing to read unless poll(2) said so (a wake-up by
         // the eventfd would cost a read(2) that finds nothing); OpenSSL may hold a record's bytes
         // the socket no longer shows, so a TLS link reads every turn.
         link.notePeer()
         var result = MosquittoResult.success
-        if socketEvents != 0 || !link.accepted || core.url.tls {
+        if socketEvents != 0 || inputWaited || !link.accepted || core.url.tls {
             result = cmqtt_loop_read(link.handle, 1)
+            lastRead = now
         }
         if result == MosquittoResult.success, cmqtt_want_write(link.handle) {
             result = cmqtt_loop_write(link.handle, 1)
@@ -263,7 +282,9 @@ final class Engine {
     /// Hands the link what the outbox has next (up to the window) and any new subscriptions.
     /// False when the link failed meanwhile (it is then gone).
     private func feed(_ link: Link) -> Bool {
-        let (messages, subscriptions, version) = core.takeForLink(subscriptionsAfter: subscriptionsVersion)
+        let (messages, subscriptions, version, handedNow) = core.takeForLink(
+            subscriptionsAfter: subscriptionsVersion)
+        handed = handedNow
         var published: [(sequence: UInt64, mid: Int32)] = []
         var rejected: [UInt64] = []
         var failure: Int32? = nil

@@ -44,11 +44,16 @@ import Testing
         }
     }
 
-    @Test func subscriptionReceivesAndSurvivesABrokerRestart() async throws {
+    /// With a read delay as well (MQTTSink's): the messages and the broker's going wait at most
+    /// that long to be read.
+    @Test(arguments: [Duration.zero, .milliseconds(300)])
+    func subscriptionReceivesAndSurvivesABrokerRestart(readDelay: Duration) async throws {
         guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             try await broker.publish("in/kept", "retained before", retain: true)
-            let client = try MQTTClient(broker.url(), options: quickOptions())
+            var options = quickOptions()
+            options.readDelay = readDelay
+            let client = try MQTTClient(broker.url(), options: options)
             let log = EventLog(client)
             client.subscribe("in/#")
             try await client.connect()
@@ -287,13 +292,18 @@ import Testing
     /// client sent meanwhile is in flight, unacknowledged), stops, and comes back a second later
     /// on the same port: the subscriber (a persistent session, on a broker that persists it) gets
     /// every number, in order; repeats from the resending are allowed, gaps are not.
-    @Test func brokerRestartMidStreamLosesNothing() async throws {
+    /// With MQTTSink's read delay as well: the acknowledgements wait, what is in flight does not
+    /// change.
+    @Test(arguments: [Duration.zero, .seconds(1)])
+    func brokerRestartMidStreamLosesNothing(readDelay: Duration) async throws {
         guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker(persistence: true) { broker in
             let subscriber = try broker.subscriber(
                 topics: ["seq/#"], format: "%t %p",
                 extra: ["-c", "-i", "witness-\(UUID().uuidString.prefix(8))"])
-            let client = try MQTTClient(broker.url(), options: quickOptions())
+            var options = quickOptions()
+            options.readDelay = readDelay
+            let client = try MQTTClient(broker.url(), options: options)
             let log = EventLog(client)
             try await client.connect()
             #expect(
@@ -329,6 +339,30 @@ import Testing
             #expect(log.disconnections == 1)
             #expect(log.count(of: .connected) == 2)
             await client.close(within: .seconds(2))
+        }
+    }
+
+    /// With a read delay the broker's acknowledgements wait for the next hand-over, or the delay
+    /// when none comes: the outbox empties all the same, with nothing published after, and
+    /// close() drains what is in flight at once.
+    @Test func acknowledgementsWaitAtMostTheReadDelay() async throws {
+        guard requireTools(Tools.brokerMissing) else { return }
+        try await withBroker { broker in
+            let subscriber = try broker.subscriber(topics: ["hrm/#"], format: "%t %p")
+            var options = quickOptions()
+            options.readDelay = .milliseconds(300)
+            let client = try MQTTClient(broker.url(), options: options)
+            try await client.connect()
+            #expect(
+                await subscriber.waitUntilSubscribed(
+                    client, probe: MQTTMessage(topic: "hrm/probe", text: "p")))
+            for number in 1...10 { client.publish(MQTTMessage(topic: "hrm/n", text: "\(number)")) }
+            #expect(await eventually { client.outboxCount == 0 }, "read at the delay, unprompted")
+            for number in 11...15 { client.publish(MQTTMessage(topic: "hrm/n", text: "\(number)")) }
+            await client.close(within: .seconds(5))
+            #expect(client.outboxCount == 0)
+            #expect(await subscriber.wait { $0.last == "hrm/n 15" })
+            #expect(payloadLines(subscriber, without: "hrm/probe") == (1...15).map { "hrm/n \($0)" })
         }
     }
 

@@ -33,6 +33,10 @@ package final class MQTTSink: EventSink {
     /// measurement), about 2 MB at most.
     package static let outboxCapacity = 20_000
 
+    /// How long the broker's answers may wait to be read (`MQTTOptions.readDelay`): a second, the
+    /// client's keep-alive turn.
+    package static let readDelay: Duration = .seconds(1)
+
     /// Connects to the broker (a clear error now rather than a silent failure later: bad
     /// credentials, nothing listening, a TLS problem), says `online`, and starts following the
     /// connection. `report` gets the session's events about the broker (lost, messages dropped).
@@ -44,6 +48,10 @@ package final class MQTTSink: EventSink {
         options.will = MQTTMessage(topic: settings.topics.status, text: "offline", retain: true)
         options.caFile = settings.caFile
         options.outboxCapacity = outboxCapacity
+        // The sink publishes and subscribes only to Home Assistant's rare birth message: the
+        // broker's acknowledgement of a measurement is read when the next one is handed over
+        // (or within a second), not with a wake-up of its own.
+        options.readDelay = readDelay
         let client = try MQTTClient(settings.url, options: options)
         do throws(MQTTError) {
             try await client.connect()
