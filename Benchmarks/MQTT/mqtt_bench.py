@@ -18,8 +18,8 @@ the send); the subscriber stamps each message with CLOCK_MONOTONIC as paho hands
             alone (this harness's ru_maxrss of a child is at least the RSS of the Python process
             that forked it, about 12.8 MB)
 
---baseline HRM runs the rounds with --mqtt twice, that hrm and --hrm, interleaved (before and
-after a change). --syscalls attaches `strace -c -f` to each hrm over the window instead of
+--baseline HRM (repeatable) runs the rounds with --mqtt for each build given and --hrm, interleaved
+(before and after a change). --syscalls attaches `strace -c -f` to each hrm over the window instead of
 measuring CPU, and prints the system calls per notification.
 
 Run as hrm-sim's command (`--inner`), or without it to drive the rounds and print the report.
@@ -261,15 +261,16 @@ def main():
     parser.add_argument("--sim", default=".build/release/hrm-sim")
     parser.add_argument("--python", default=sys.executable, help="an interpreter with paho-mqtt")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--baseline", help="another hrm to compare with --hrm, rounds interleaved (--mqtt only)")
+    parser.add_argument("--baseline", action="append", default=[],
+                        help="another hrm to compare with --hrm, rounds interleaved (--mqtt only); may be repeated")
     parser.add_argument("--syscalls", action="store_true",
                         help="count system calls per notification with strace instead of measuring CPU")
     args = parser.parse_args()
     if args.inner:
         return inner(args)
     if args.syscalls:
-        builds = [("baseline", args.baseline), ("hrm", args.hrm)] if args.baseline else [("hrm", args.hrm)]
-        for label, hrm in builds:
+        for hrm in args.baseline + [args.hrm]:
+            label = "baseline" if hrm != args.hrm else "hrm"
             result, sent = run_round(hrm, args.sim, args.python, args.duration, True, syscalls=True)
             row = summarise(result, sent, True)
             calls = sorted(row["syscalls"].items(), key=lambda item: -item[1])
@@ -277,18 +278,18 @@ def main():
                   + ", ".join(f"{name} {count:.2f}" for name, count in calls if count >= 0.01), flush=True)
         return 0
     if args.baseline:
+        builds = args.baseline + [args.hrm]
         print(f"hrm watch --mqtt: {STRAPS} straps at {RATE} Hz, {PROCESSES} hrm processes, {args.duration:g} s "
-              f"a round, {args.rounds} pairs of rounds: {args.baseline} (before) and {args.hrm} (after), "
-              "interleaved", flush=True)
-        rows = {"before": [], "after": []}
+              f"a round, {args.rounds} rounds of each build, interleaved: " + ", ".join(builds), flush=True)
+        rows = {hrm: [] for hrm in builds}
         for n in range(args.rounds):
-            for label, hrm in (("before", args.baseline), ("after", args.hrm)):
+            for hrm in builds:
                 row = summarise(*run_round(hrm, args.sim, args.python, args.duration, True), True)
-                rows[label].append(row)
-                print(describe(row, f"pair {n + 1} {label}"), flush=True)
+                rows[hrm].append(row)
+                print(describe(row, f"round {n + 1} {hrm}"), flush=True)
         print("medians:")
-        for label in ("before", "after"):
-            print("  " + medians(rows[label], label))
+        for hrm in builds:
+            print("  " + medians(rows[hrm], hrm))
         return 0
     print(f"hrm watch --mqtt: {STRAPS} straps at {RATE} Hz, {PROCESSES} hrm processes, {args.duration:g} s "
           f"a round, {args.rounds} rounds (with and without --mqtt, interleaved)", flush=True)
