@@ -14,3 +14,7 @@ int cmqtt_tcp_segments_in(int fd) {
     if (length < offsetof(struct tcp_info, tcpi_segs_in) + sizeof info.tcpi_segs_in) return -1;
     return (int)info.tcpi_segs_in;
 }
+
+int cmqtt_tcp_cork(int fd, int on) {
+    return setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+}

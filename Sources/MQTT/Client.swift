@@ -88,7 +88,14 @@ public final class MQTTClient: Sendable {
     /// what was sent but not acknowledged when the link dropped is sent again, in the original
     /// order, after the reconnect. Ignored once close() has begun.
     public func publish(_ message: MQTTMessage) {
-        core.publish(message)
+        core.publish(CollectionOfOne(message))
+    }
+
+    /// Several messages, in order, as as many `publish(_:)` calls would, but with one wake-up of
+    /// the client's thread for them all, which then hands them to the broker together (one TCP
+    /// segment when they fit): what one event produces, published at once.
+    public func publish(contentsOf messages: [MQTTMessage]) {
+        core.publish(messages)
     }
 
     /// Subscriptions are remembered and made again after each reconnect.
@@ -285,13 +292,16 @@ final class ClientCore: Sendable {
         waiter.resume(returning: .failure(Self.cancelled))
     }
 
-    func publish(_ message: MQTTMessage) {
+    /// Appends `messages` to the outbox under one lock, so that the thread, woken once, finds
+    /// them all.
+    func publish(_ messages: some Collection<MQTTMessage>) {
         let wakeNeeded = state.withLock { state -> Bool in
             switch state.mode {
             case .closing, .closed: return false
             case .idle, .starting, .running: break
             }
-            let dropped = state.outbox.append(message)
+            var dropped = 0
+            for message in messages { dropped += state.outbox.append(message) }
             var wanted = state.linkAccepted && state.outbox.handed < Self.window
             if dropped > 0 {
                 wanted = wanted || state.droppedUnreported == 0
@@ -453,15 +463,20 @@ final class ClientCore: Sendable {
         if announce { continuation.yield(.disconnected(reason: reason)) }
     }
 
+    /// What to hand the link next, new subscriptions (nil when unchanged since `version`), and
+    /// the entries handed once these are (the ones still to be acknowledged among them).
     func takeForLink(subscriptionsAfter version: Int) -> (
         messages: [(sequence: UInt64, message: MQTTMessage)],
         subscriptions: [(filter: String, qos: MQTTQoS)]?,
-        version: Int
+        version: Int,
+        handed: Int
     ) {
         state.withLock { state in
             let messages = state.outbox.take(window: Self.window)
             let changed = state.subscriptionsVersion != version
-            return (messages, changed ? state.subscriptions : nil, state.subscriptionsVersion)
+            return (
+                messages, changed ? state.subscriptions : nil, state.subscriptionsVersion, state.outbox.handed
+            )
         }
     }
 

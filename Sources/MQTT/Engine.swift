@@ -20,6 +20,10 @@ final class Engine {
     private var subscribed: [String: MQTTQoS] = [:]
     private var subscriptionsVersion = -1
     private var lastDropReport: UInt64 = 0
+    /// When the link's socket was last read, and the outbox's handed entries after the last feed:
+    /// with `options.readDelay`, what decides whether the socket's input may wait.
+    private var lastRead: UInt64 = 0
+    private var handed = 0
 
     /// The backoff's start: at least 10 ms, or a broker that refuses at once would be retried in
     /// a tight loop.
@@ -93,6 +97,13 @@ final class Engine {
         }
 
         if let link, link.accepted, !feed(link) { return true }
+        // Input may wait (options.readDelay) on an accepted link that is not closing, while few
+        // messages await their acknowledgement: the next wake-up reads it.
+        var readAt: UInt64? = nil
+        if let link, link.accepted, closeDeadline == nil, handed < ClientCore.window / 2 {
+            let delay = core.options.readDelay.clampedNanoseconds
+            if delay > 0, now &- lastRead < delay { readAt = lastRead &+ delay }
+        }
 
         // Sleep until something happens or the nearest deadline.
         var wakeAt = now &+ 1_000_000_000  // libmosquitto's keep-alive wants loop_misc about every second
@@ -100,12 +111,14 @@ final class Engine {
         if core.hasUnreportedDrops {
             wakeAt = min(wakeAt, lastDropReport &+ ClientCore.dropReportInterval.clampedNanoseconds)
         }
+        if let readAt { wakeAt = min(wakeAt, readAt) }
         var fds = [pollfd(fd: core.wakeFD.descriptor, events: Int16(POLLIN), revents: 0)]
         if let link {
             if !link.accepted { wakeAt = min(wakeAt, attemptDeadline) }
             let socket = link.socket
             if socket >= 0 {
-                var events = Int16(POLLIN)
+                // Without POLLIN poll(2) still reports an error or a hang-up (a reset link).
+                var events = readAt == nil ? Int16(POLLIN) : 0
                 if cmqtt_want_write(link.handle) {
                     // During a TLS handshake libmosquitto wants to write (its CONNECT is queued)
                     // while OpenSSL waits to read: asking for POLLOUT would spin. Poll for input
@@ -126,7 +139,10 @@ final class Engine {
             core.wakeFD.drain()
         }
         now = monotonicNanos()
-        if let link { service(link, socketEvents: fds.count > 1 ? fds[1].revents : 0, now: now) }
+        if let link {
+            service(
+                link, socketEvents: fds.count > 1 ? fds[1].revents : 0, inputWaited: readAt != nil, now: now)
+        }
         return true
     }
 
@@ -161,10 +177,19 @@ final class Engine {
     }
 
     /// Lets libmosquitto read, write and keep alive, then acts on what its callbacks reported.
-    private func service(_ link: Link, socketEvents: Int16, now: UInt64) {
-        // loop_read also advances a TLS handshake, whichever way the socket became ready.
+    /// `inputWaited`: poll(2) was not asked about the socket's input (options.readDelay), so
+    /// whatever came meanwhile is read now.
+    private func service(_ link: Link, socketEvents: Int16, inputWaited: Bool, now: UInt64) {
+        // loop_read also advances a TLS handshake, whichever way the socket became ready. On an
+        // accepted plain TCP link there is nothing to read unless poll(2) said so (a wake-up by
+        // the eventfd would cost a read(2) that finds nothing); OpenSSL may hold a record's bytes
+        // the socket no longer shows, so a TLS link reads every turn.
         link.notePeer()
-        var result = cmqtt_loop_read(link.handle, 1)
+        var result = MosquittoResult.success
+        if socketEvents != 0 || inputWaited || !link.accepted || core.url.tls {
+            result = cmqtt_loop_read(link.handle, 1)
+            lastRead = now
+        }
         if result == MosquittoResult.success, cmqtt_want_write(link.handle) {
             result = cmqtt_loop_write(link.handle, 1)
         }
@@ -210,6 +235,9 @@ final class Engine {
     private func unnoticedFailure(_ link: Link, _ events: Int16) -> (Int32, Int32)? {
         let socket = link.socket
         guard socket >= 0, events & Int16(POLLERR | POLLHUP | POLLIN) != 0 else { return nil }
+        // Once a plain TCP link is up, read(2) reports an error or the end of the stream and
+        // libmosquitto acts on it: a getsockopt(2) per packet received would add nothing.
+        if link.accepted, !core.url.tls, events & Int16(POLLERR | POLLHUP) == 0 { return nil }
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error != 0 {
@@ -254,7 +282,9 @@ final class Engine {
     /// Hands the link what the outbox has next (up to the window) and any new subscriptions.
     /// False when the link failed meanwhile (it is then gone).
     private func feed(_ link: Link) -> Bool {
-        let (messages, subscriptions, version) = core.takeForLink(subscriptionsAfter: subscriptionsVersion)
+        let (messages, subscriptions, version, handedNow) = core.takeForLink(
+            subscriptionsAfter: subscriptionsVersion)
+        handed = handedNow
         var published: [(sequence: UInt64, mid: Int32)] = []
         var rejected: [UInt64] = []
         var failure: Int32? = nil
@@ -275,6 +305,11 @@ final class Engine {
                 subscribed[filter] = qos
             }
         }
+        // Several messages (a measurement and its bpm, or what waited for a reconnection) leave
+        // in as few segments as they fit: libmosquitto writes each with a write(2) of its own,
+        // which with TCP_NODELAY would be a segment each, and on loopback each segment costs the
+        // kernel a receive on the broker's side and a wake-up of the broker.
+        let corked = messages.count > 1 && link.socket >= 0 && cmqtt_tcp_cork(link.socket, 1) == 0
         for (sequence, message) in messages where failure == nil {
             var mid: Int32 = 0
             // A NUL would cut the topic short in C: another topic than the one asked for.
@@ -295,10 +330,13 @@ final class Engine {
                 rejected.append(sequence)
             }
         }
+        // What a failed call left, before the uncork's setsockopt(2) can change it.
+        let systemError = errno
+        // Uncorked, what waits goes at once; on the socket, unless libmosquitto closed it (-1).
+        if corked, link.socket >= 0 { _ = cmqtt_tcp_cork(link.socket, 0) }
         core.recordPublished(published, rejected: rejected)
 
         guard let failure else { return true }
-        let systemError = errno
         self.link = nil
         nextAttempt = monotonicNanos() &+ backoff.clampedNanoseconds
         core.linkLost(reason: disconnectReason(link.failure(result: failure, systemError: systemError)))

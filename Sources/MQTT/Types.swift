@@ -51,6 +51,13 @@ public struct MQTTOptions: Sendable {
     /// Backoff between reconnection attempts: starts at the lower bound, doubles after each
     /// failed attempt, up to the upper bound.
     public var reconnectDelay: ClosedRange<Duration> = .milliseconds(500) ... .seconds(10)
+    /// How long what the broker sends may wait to be read while nothing else wakes the client's
+    /// thread; `.zero` (the default) reads it at once. The broker answers each QoS 1 message with
+    /// an acknowledgement: a client that mostly publishes saves a wake-up per message by reading
+    /// them when it hands over the next message, or after this long. Messages on subscriptions
+    /// and a link the broker closed wait as long (a reset link is noticed at once); while closing,
+    /// or with half the in-flight window unacknowledged, everything is read at once.
+    public var readDelay: Duration = .zero
 
     /// The defaults, with `clientID` (empty: the broker chooses one).
     public init(clientID: String) {

@@ -44,11 +44,16 @@ import Testing
         }
     }
 
-    @Test func subscriptionReceivesAndSurvivesABrokerRestart() async throws {
+    /// With a read delay as well (MQTTSink's): the messages and the broker's going wait at most
+    /// that long to be read.
+    @Test(arguments: [Duration.zero, .milliseconds(300)])
+    func subscriptionReceivesAndSurvivesABrokerRestart(readDelay: Duration) async throws {
         guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker { broker in
             try await broker.publish("in/kept", "retained before", retain: true)
-            let client = try MQTTClient(broker.url(), options: quickOptions())
+            var options = quickOptions()
+            options.readDelay = readDelay
+            let client = try MQTTClient(broker.url(), options: options)
             let log = EventLog(client)
             client.subscribe("in/#")
             try await client.connect()
@@ -243,17 +248,62 @@ import Testing
         }
     }
 
+    /// publish(contentsOf:) hands its messages over together (one wake-up, written corked):
+    /// each arrives, with its own QoS and retain flag, in order among single publishes, and a
+    /// retained one in a batch replaces the waiting retained one of its topic as a single publish
+    /// would.
+    @Test func aBatchArrivesInOrderAmongSinglePublishes() async throws {
+        guard requireTools(Tools.brokerMissing) else { return }
+        try await withBroker { broker in
+            let subscriber = try broker.subscriber(topics: ["hrm/#"], format: "%t %r %q %p")
+            let client = try MQTTClient(broker.url(), options: quickOptions())
+            try await client.connect()
+            #expect(
+                await subscriber.waitUntilSubscribed(
+                    client, probe: MQTTMessage(topic: "hrm/probe", text: "p")))
+            for number in 1...20 {
+                client.publish(MQTTMessage(topic: "hrm/single", text: "\(number)"))
+                client.publish(contentsOf: [
+                    MQTTMessage(topic: "hrm/measurement", text: "m\(number)"),
+                    MQTTMessage(topic: "hrm/bpm", text: "b\(number)", qos: .atMostOnce, retain: true),
+                ])
+            }
+            client.publish(contentsOf: [])
+            client.publish(contentsOf: [MQTTMessage(topic: "hrm/last", text: "end")])
+            #expect(await eventually { client.outboxCount == 0 })
+            #expect(await subscriber.wait { $0.last == "hrm/last 0 1 end" })
+            let expected =
+                (1...20).flatMap {
+                    ["hrm/single 0 1 \($0)", "hrm/measurement 0 1 m\($0)", "hrm/bpm 0 0 b\($0)"]
+                } + ["hrm/last 0 1 end"]
+            let got = payloadLines(subscriber, without: "hrm/probe")
+            // A retained bpm still waiting when the next comes is replaced (the outbox keeps a
+            // topic's latest retained value): bpm lines may be missing, never out of place.
+            let arrived = Set(got)
+            #expect(expected.filter { arrived.contains($0) } == got, "in order, nothing else")
+            #expect(expected.filter { !$0.hasPrefix("hrm/bpm") && !arrived.contains($0) } == [], "none lost")
+            #expect(arrived.contains("hrm/bpm 0 0 b20"))
+            #expect(try await broker.retained("hrm/bpm") == ["hrm/bpm 1 b20"])
+            await client.close(within: .seconds(2))
+        }
+    }
+
     /// In the middle of a stream of numbered QoS 1 messages the broker hangs (so that what the
     /// client sent meanwhile is in flight, unacknowledged), stops, and comes back a second later
     /// on the same port: the subscriber (a persistent session, on a broker that persists it) gets
     /// every number, in order; repeats from the resending are allowed, gaps are not.
-    @Test func brokerRestartMidStreamLosesNothing() async throws {
+    /// With MQTTSink's read delay as well: the acknowledgements wait, what is in flight does not
+    /// change.
+    @Test(arguments: [Duration.zero, .seconds(1)])
+    func brokerRestartMidStreamLosesNothing(readDelay: Duration) async throws {
         guard requireTools(Tools.brokerMissing) else { return }
         try await withBroker(persistence: true) { broker in
             let subscriber = try broker.subscriber(
                 topics: ["seq/#"], format: "%t %p",
                 extra: ["-c", "-i", "witness-\(UUID().uuidString.prefix(8))"])
-            let client = try MQTTClient(broker.url(), options: quickOptions())
+            var options = quickOptions()
+            options.readDelay = readDelay
+            let client = try MQTTClient(broker.url(), options: options)
             let log = EventLog(client)
             try await client.connect()
             #expect(
@@ -289,6 +339,30 @@ import Testing
             #expect(log.disconnections == 1)
             #expect(log.count(of: .connected) == 2)
             await client.close(within: .seconds(2))
+        }
+    }
+
+    /// With a read delay the broker's acknowledgements wait for the next hand-over, or the delay
+    /// when none comes: the outbox empties all the same, with nothing published after, and
+    /// close() drains what is in flight at once.
+    @Test func acknowledgementsWaitAtMostTheReadDelay() async throws {
+        guard requireTools(Tools.brokerMissing) else { return }
+        try await withBroker { broker in
+            let subscriber = try broker.subscriber(topics: ["hrm/#"], format: "%t %p")
+            var options = quickOptions()
+            options.readDelay = .milliseconds(300)
+            let client = try MQTTClient(broker.url(), options: options)
+            try await client.connect()
+            #expect(
+                await subscriber.waitUntilSubscribed(
+                    client, probe: MQTTMessage(topic: "hrm/probe", text: "p")))
+            for number in 1...10 { client.publish(MQTTMessage(topic: "hrm/n", text: "\(number)")) }
+            #expect(await eventually { client.outboxCount == 0 }, "read at the delay, unprompted")
+            for number in 11...15 { client.publish(MQTTMessage(topic: "hrm/n", text: "\(number)")) }
+            await client.close(within: .seconds(5))
+            #expect(client.outboxCount == 0)
+            #expect(await subscriber.wait { $0.last == "hrm/n 15" })
+            #expect(payloadLines(subscriber, without: "hrm/probe") == (1...15).map { "hrm/n \($0)" })
         }
     }
 

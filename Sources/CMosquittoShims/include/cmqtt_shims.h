@@ -7,6 +7,10 @@
 // still tells the two apart.
 int cmqtt_tcp_segments_in(int fd);
 
+// TCP_CORK on (1) or off (0) for the TCP socket `fd`: while on, what is written waits to fill a
+// segment; turning it off sends what waits at once. 0, or -1 with errno.
+int cmqtt_tcp_cork(int fd, int on);
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <mosquitto.h>

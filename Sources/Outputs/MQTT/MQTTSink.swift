@@ -25,10 +25,17 @@ package final class MQTTSink: EventSink {
     /// Where the sink says the broker is back, and what it could not send.
     private let console: any SessionConsole
     private let watcher: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// Each strap's topics (`MQTTTopics.Leaf` order), made once: a notification looks its two
+    /// up rather than lower-casing the address and joining the levels again.
+    private let deviceTopics = Mutex<[String: [String]]>([:])
 
     /// Held while the broker is away: 10 minutes of 1 Hz from 8 straps (two messages a
     /// measurement), about 2 MB at most.
     package static let outboxCapacity = 20_000
+
+    /// How long the broker's answers may wait to be read (`MQTTOptions.readDelay`): a second, the
+    /// client's keep-alive turn.
+    package static let readDelay: Duration = .seconds(1)
 
     /// Connects to the broker (a clear error now rather than a silent failure later: bad
     /// credentials, nothing listening, a TLS problem), says `online`, and starts following the
@@ -41,6 +48,10 @@ package final class MQTTSink: EventSink {
         options.will = MQTTMessage(topic: settings.topics.status, text: "offline", retain: true)
         options.caFile = settings.caFile
         options.outboxCapacity = outboxCapacity
+        // The sink publishes and subscribes only to Home Assistant's rare birth message: the
+        // broker's acknowledgement of a measurement is read when the next one is handed over
+        // (or within a second), not with a wake-up of its own.
+        options.readDelay = readDelay
         let client = try MQTTClient(settings.url, options: options)
         do throws(MQTTError) {
             try await client.connect()
@@ -131,13 +142,14 @@ package final class MQTTSink: EventSink {
         }
         switch event.kind {
         case .measurement(let m, _):
-            publish(event, .measurement, retain: false)
-            // QoS 0: the next measurement replaces it within a second or so, and an acknowledgement
-            // per notification is a wake-up and a read per notification.
-            client.publish(
+            // One hand-over for both: one wake-up of the client's thread, one TCP segment.
+            client.publish(contentsOf: [
+                message(event, device, .measurement, retain: false),
+                // QoS 0: the next measurement replaces it within a second or so, and an
+                // acknowledgement per notification is a wake-up and a read per notification.
                 MQTTMessage(
-                    topic: topics.device(device, .bpm), text: String(m.heartRate), qos: .atMostOnce,
-                    retain: true))
+                    topic: topic(device, .bpm), text: String(m.heartRate), qos: .atMostOnce, retain: true),
+            ])
         case .status:
             know(device)
             publish(event, .state, retain: true)
@@ -161,15 +173,38 @@ package final class MQTTSink: EventSink {
 
     private func publish(_ event: MonitorEvent, _ leaf: MQTTTopics.Leaf, retain: Bool) {
         guard let device = event.device else { return }
-        client.publish(
-            MQTTMessage(
-                topic: topics.device(device, leaf), text: MonitorEventJSON.line(event), retain: retain))
+        client.publish(message(event, device, leaf, retain: retain))
+    }
+
+    /// `event`'s JSON line on `device`'s `leaf`.
+    private func message(
+        _ event: MonitorEvent, _ device: String, _ leaf: MQTTTopics.Leaf, retain: Bool
+    ) -> MQTTMessage {
+        MQTTMessage(topic: topic(device, leaf), text: MonitorEventJSON.line(event), retain: retain)
+    }
+
+    /// `device`'s topic for `leaf`, as `MQTTTopics.device` makes it.
+    private func topic(_ device: String, _ leaf: MQTTTopics.Leaf) -> String {
+        topics(of: device)[Self.leaves.firstIndex(of: leaf) ?? 0]
+    }
+
+    private static let leaves = MQTTTopics.Leaf.allCases
+
+    /// `device`'s topics in `leaves` order. The cache holds a session's straps; past 64 addresses
+    /// (an `--all` among many straps) the others are made each time.
+    private func topics(of device: String) -> [String] {
+        if let known = deviceTopics.withLock({ $0[device] }) { return known }
+        let made = Self.leaves.map { topics.device(device, $0) }
+        deviceTopics.withLock { cache in
+            if cache.count < 64 { cache[device] = made }
+        }
+        return made
     }
 
     /// The retained plain number Home Assistant's battery sensor reads.
     private func publishBattery(_ percent: Int, of device: String) {
         client.publish(
-            MQTTMessage(topic: topics.device(device, .battery), text: String(percent), retain: true))
+            MQTTMessage(topic: topic(device, .battery), text: String(percent), retain: true))
     }
 
     private func publishDiscovery(_ strap: HomeAssistantDiscovery.Strap) {
