@@ -124,12 +124,19 @@ final class FeedClient: FeedListener {
         let written = channel.eventLoop.makePromise(of: Void.self)
         switch kind {
         case .webSocket:
-            for index in batch.indices {
-                channel.write(
-                    WebSocketFrame(fin: true, opcode: .text, data: batch[index]),
-                    promise: index == last ? written : nil)
+            // Whole frames, made once for every client (`FeedMessages`): written below NIO's frame
+            // encoder, which would frame each again for each client.
+            if let encoder = try? channel.pipeline.syncOperations.context(
+                handlerType: WebSocketFrameEncoder.self)
+            {
+                for index in batch.indices {
+                    encoder.write(
+                        NIOAny(IOData.byteBuffer(batch[index])), promise: index == last ? written : nil)
+                }
+                encoder.flush()
+            } else {
+                written.fail(ChannelError.ioOnClosedChannel)
             }
-            channel.flush()
         case .sse:
             // Below Hummingbird's HTTP types, as NIO's HTTP/1 encoder takes them: the response's
             // head went out through Hummingbird before the client went live.
@@ -223,8 +230,23 @@ final class FeedMessages: Sendable {
     }
     private let last = Mutex(Last())
 
-    /// A WebSocket text frame's payload: the line.
-    static func webSocket(_ line: String) -> ByteBuffer { ByteBuffer(string: line) }
+    /// A WebSocket text frame of the line, whole (a server's frames are not masked; RFC 6455 5.2).
+    static func webSocket(_ line: String) -> ByteBuffer {
+        let length = line.utf8.count
+        var buffer = ByteBufferAllocator().buffer(capacity: length + 10)
+        buffer.writeInteger(UInt8(0x81))  // FIN, text
+        if length < 126 {
+            buffer.writeInteger(UInt8(length))
+        } else if length <= Int(UInt16.max) {
+            buffer.writeInteger(UInt8(126))
+            buffer.writeInteger(UInt16(length))
+        } else {
+            buffer.writeInteger(UInt8(127))
+            buffer.writeInteger(UInt64(length))
+        }
+        buffer.writeString(line)
+        return buffer
+    }
 
     /// An SSE event: `data: LINE` and a blank line.
     static func sse(_ line: String) -> ByteBuffer {
