@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo demo-readiness bench bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-watch-floor bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
+.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo demo-readiness bench bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-watch-floor bench-watch-compare hot-functions bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -294,6 +294,31 @@ bench-watch-floor:
 	cc -O2 -Wall -Wextra -o .build/floor_reader Benchmarks/Watch/floor/floor_reader.c
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py --label "floor reader (C)" \
 		--hrm Benchmarks/Watch/floor/floor_launcher.py --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
+# The functions hrm watch runs, hottest first, for the release link's symbol order (Package.swift,
+# packaging/hot-functions): callgrind over a few runs against hrm-sim. Run after changes to what
+# watch does, and commit the file; a stale file costs pages, never a build.
+hot-functions:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 packaging/hot-functions/hot_functions.py --out packaging/hot-functions/hrm.order \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+	@# SwiftPM does not see the file as an input of the link: the next build links hrm again only
+	@# when hrm is gone.
+	rm -f "$$($(SWIFT) build -c release --show-bin-path)/hrm"
+
+# Issue #29's three ratios: hrm watch --json, the C floor reader and a plain bleak client, side by
+# side in rotating order against the same simulated strap (p99 against the floor's; whole-run CPU
+# and peak RSS against bleak's), and hrm --version's start-up. bleak comes into .build/bleak-venv
+# (as .ci/run makes it). See Benchmarks/Watch/README.md.
+bench-watch-compare:
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	@mkdir -p .build
+	cc -O2 -Wall -Wextra -o .build/floor_reader Benchmarks/Watch/floor/floor_reader.c
+	test -x .build/bleak-venv/bin/python || { /usr/bin/python3 -m venv .build/bleak-venv && .build/bleak-venv/bin/pip install -q bleak; }
+	/usr/bin/python3 Benchmarks/Watch/side_by_side.py --bleak-python .build/bleak-venv/bin/python $(COMPARE_FLAGS) \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
 # D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
 bench-dbus:

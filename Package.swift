@@ -8,6 +8,9 @@ import PackageDescription
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    // Each function in a section of its own in release builds, so that the link can put the ones
+    // that run side by side (see `leanLink`) and drop the ones nothing calls.
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
 ]
 
 /// The glibc of the machine building, as (major, minor); nil when it is not glibc.
@@ -37,21 +40,47 @@ let leanLink: [LinkerSetting] = {
     if let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) {
         flags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] + flags
     }
-    return [.unsafeFlags(flags, .when(platforms: [.linux]))]
+    var settings: [LinkerSetting] = [.unsafeFlags(flags, .when(platforms: [.linux]))]
+    // In release builds libstdc++ (which only the Swift runtime uses) is linked statically, as
+    // the Swift runtime itself is: the shared library's 6,000 exported symbols and its pages cost
+    // 0.9 MiB at every start (Benchmarks/Watch/README.md). packaging/static-link holds a
+    // `libstdc++.so` that is a linker script naming the archive, found before the real one.
+    if let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) {
+        settings.append(
+            .unsafeFlags(
+                ["-L", Context.packageDirectory + "/packaging/static-link"],
+                .when(platforms: [.linux], configuration: .release)))
+    }
+    return settings
 }()
 
-// hrm-serve's link adds, with lld, the functions a run of `hrm serve` runs, first in .text
-// (Sources/hrm-serve/hrm-serve.order, made by Benchmarks/Serve/order_file.py): the kernel maps a
-// binary's pages 64 KiB at a time around each one touched, and run code scattered through 25 MB of
-// text made 17.5 MB of it resident; gathered, 11.6 MB (Benchmarks/Serve/README.md). Functions
-// the file names that are gone are passed over; new ones land where they would have anyway.
-let serveLink: [LinkerSetting] = {
-    guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return leanLink }
-    let order = Context.packageDirectory + "/Sources/hrm-serve/hrm-serve.order"
-    return leanLink + [
+// hrm's release link puts the functions that `hrm watch` runs side by side at the start of its text
+// (packaging/hot-functions, `make hot-functions`), so that a run faults in few pages of it. Only
+// lld reads the file; a name it no longer finds is skipped without a word.
+let hotFunctionsFirst: [LinkerSetting] = {
+    guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return [] }
+    let order = Context.packageDirectory + "/packaging/hot-functions/hrm.order"
+    return [
         .unsafeFlags(
-            ["-Xlinker", "--symbol-ordering-file=" + order, "-Xlinker", "--no-warn-symbol-ordering"],
-            .when(platforms: [.linux]))
+            [
+                "-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering",
+            ], .when(platforms: [.linux], configuration: .release))
+    ]
+}()
+
+// hrm-serve's release link puts the functions a run of `hrm serve` runs first in its text, as
+// `hotFunctionsFirst` does for hrm (Sources/hrm-serve/hrm-serve.order, made by
+// Benchmarks/Serve/order_file.py): the kernel maps a binary's pages 64 KiB at a time around each
+// one touched, and run code scattered through 25 MB of text made 17.5 MB of it resident; gathered,
+// 11 MB (Benchmarks/Serve/README.md).
+let serveHotFunctionsFirst: [LinkerSetting] = {
+    guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return [] }
+    let order = Context.packageDirectory + "/Sources/hrm-serve/hrm-serve.order"
+    return [
+        .unsafeFlags(
+            [
+                "-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering",
+            ], .when(platforms: [.linux], configuration: .release))
     ]
 }()
 
@@ -193,7 +222,8 @@ let package = Package(
         // function.
         .target(name: "CTOMLShims"),
         .executableTarget(
-            name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict, linkerSettings: leanLink),
+            name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict,
+            linkerSettings: leanLink + hotFunctionsFirst),
         // `hrm serve`'s web server (Hummingbird on SwiftNIO), an executable of its own that `hrm
         // serve` runs in its place: the server's libraries stay out of `hrm watch`.
         .executableTarget(
@@ -211,7 +241,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             exclude: ["hrm-serve.order"],
-            swiftSettings: strict, linkerSettings: serveLink),
+            swiftSettings: strict, linkerSettings: leanLink + serveHotFunctionsFirst),
         .executableTarget(
             name: "hrm-sim",
             dependencies: [

@@ -4,7 +4,7 @@
 Rounds interleaved: `hrm watch --json` against hrm-sim's `polar-h10-paired` strap (heart rate at
 1 Hz) for SECONDS, without and then with `--ecg --acc` (130 Hz ECG in frames of 73 samples, 200 Hz
 acceleration in frames of 36, R peaks found). For each run: hrm's CPU time (user + system, the
-whole run, from wait4's rusage) and its peak RSS. The report gives the medians and the
+whole run, from wait4's rusage) and its own peak RSS (`/usr/bin/time`'s %M). The report gives the medians and the
 difference per second of streams.
 """
 import argparse
@@ -21,9 +21,11 @@ def run(hrm, sim, seconds, extra):
     """One run under hrm-sim; returns (cpu_s, peak_rss_kib, lines by type)."""
     with tempfile.TemporaryDirectory() as state:
         env = dict(os.environ, XDG_STATE_HOME=state, XDG_CONFIG_HOME=state, XDG_DATA_HOME=state)
+        # hrm's own peak RSS from /usr/bin/time: a child's ru_maxrss is at least what the
+        # process it was forked from had (this Python's 12.8 MB), so it could not show less.
         script = (
-            f"'{hrm}' watch --json --no-config --duration {seconds} {' '.join(extra)} A0:9E:1A:1A:2B:3C "
-            f"> {state}/out; echo $? > {state}/status")
+            f"/usr/bin/time -f %M -o {state}/rss '{hrm}' watch --json --no-config --duration {seconds} "
+            f"{' '.join(extra)} A0:9E:1A:1A:2B:3C > {state}/out; echo $? > {state}/status")
         # hrm-sim runs a shell whose child is hrm: the shell's own rusage is nothing beside it,
         # and RUSAGE_CHILDREN of a wrapper that only waits for it counts hrm alone.
         wrapper = (
@@ -33,7 +35,8 @@ def run(hrm, sim, seconds, extra):
             f"open('{state}/usage', 'w').write(json.dumps([r.ru_utime + r.ru_stime, r.ru_maxrss]))")
         subprocess.run([sim, "--scenario", "polar-h10-paired", "--", sys.executable, "-c", wrapper],
                        env=env, check=True, stdout=subprocess.DEVNULL)
-        cpu, rss = json.load(open(f"{state}/usage"))
+        cpu, _ = json.load(open(f"{state}/usage"))
+        rss = int(open(f"{state}/rss").read().split()[-1])
         status = open(f"{state}/status").read().strip()
         if status != "0":
             sys.exit(f"hrm exited {status}")

@@ -84,4 +84,44 @@ import Testing
             json.line
                 == #"{"zero":0,"small":[7,-42,1000],"max":9223372036854775807,"min":-9223372036854775808}"#)
     }
+
+    /// Each character that needs escaping found at every position of a longer string (the check
+    /// reads eight bytes at a time), and none found in multi-byte characters.
+    @Test func escapesFoundAtEveryPosition() {
+        let escapes = [
+            ("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1F}", #"\u001f"#), ("\u{0}", #"\u0000"#),
+        ]
+        for (special, escaped) in escapes {
+            for position in 0..<20 {
+                let before = String(repeating: "a", count: position)
+                let after = String(repeating: "b", count: 19 - position)
+                var json = JSONLine()
+                json.add("s", before + special + after)
+                #expect(
+                    json.line == #"{"s":""# + before + escaped + after + #""}"#, "\(escaped) at \(position)")
+            }
+        }
+        var json = JSONLine()
+        json.add("s", "héllo wörld ♥ ♥ ♥ über")
+        #expect(json.line == #"{"s":"héllo wörld ♥ ♥ ♥ über"}"#)
+    }
+
+    /// Past the first buffer's 256 bytes, a nested object, a key made at run time, a time, and
+    /// the newline `watch --json` ends its lines with.
+    @Test func longLinesObjectsTimesAndTheNewline() {
+        var json = JSONLine(type: "long")
+        let long = String(repeating: "x", count: 300)
+        json.add("s", long)
+        json.add("many", Array(0..<100))
+        var inner = JSONLine()
+        inner.add("k", "v")
+        json.add("o", object: inner)
+        json.add(computedKey: "zone\(3)_min", 1.5)
+        json.add("t", Timestamp(millisecondsSinceEpoch: 1_795_000_000_123))
+        let numbers = (0..<100).map(String.init).joined(separator: ",")
+        let expected =
+            #"{"type":"long","s":"\#(long)","many":[\#(numbers)],"o":{"k":"v"},"zone3_min":1.5,"t":"2026-11-18T11:06:40.123Z"}"#
+        #expect(json.line == expected)
+        #expect(json.finished(newline: true) == expected + "\n")
+    }
 }

@@ -318,6 +318,9 @@ struct ServePageBrowserTests {
             }))
             """
 
+        /// `script` once the document has loaded whole, `[]` before.
+        static let whole = "document.readyState === 'complete' ? \(script) : '[]'"
+
         @Test func theLibrarysFiguresAsCharts() async throws {
             guard Chromium.available() else { return }
             let today = TrendsBinaryTests.today
@@ -330,15 +333,11 @@ struct ServePageBrowserTests {
                 serve in
                 try await withChromium { browser in
                     let tab = try await browser.open(serve.url + "trends")
-                    // The page is whole when it has loaded; until then, evaluating may find none.
-                    var charts: [Chart] = []
-                    let deadline = ContinuousClock.now + Patience.long
-                    while charts.isEmpty, ContinuousClock.now < deadline {
-                        let json = (try? await tab.evaluate(Self.script)) ?? "[]"
-                        charts = (try? JSONDecoder().decode([Chart].self, from: Data(json.utf8))) ?? []
-                        if charts.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+                    // The charts are read once the document is whole: a page still arriving shows
+                    // its first chart only (a fresh-clone CI run saw that).
+                    let charts = try await tab.value("the charts", of: Self.whole, as: [Chart].self) {
+                        !$0.isEmpty
                     }
-                    try #require(!charts.isEmpty, "no charts on /trends")
                     #expect(
                         charts.map(\.figure) == [
                             "resting HR", "RMSSD", "ln RMSSD", "alpha1", "zone 2", "recorded",
@@ -393,14 +392,8 @@ struct ServePageBrowserTests {
                     let weeks = WatchBinaryTests.lines(
                         try await TrendsBinaryTests.trends(library, ["--json", "--by", "week"]).stdout)
                     try await tab.navigate(serve.url + "trends?by=week")
-                    var weekly: [Chart] = []
-                    let weekDeadline = ContinuousClock.now + Patience.long
-                    while weekly.first?.periods.first?.contains("-W") != true,
-                        ContinuousClock.now < weekDeadline
-                    {
-                        let json = (try? await tab.evaluate(Self.script)) ?? "[]"
-                        weekly = (try? JSONDecoder().decode([Chart].self, from: Data(json.utf8))) ?? []
-                        try await Task.sleep(for: .milliseconds(100))
+                    let weekly = try await tab.value("the weekly charts", of: Self.whole, as: [Chart].self) {
+                        $0.first?.periods.first?.contains("-W") == true
                     }
                     let restingWeeks = weeks.filter { TrendsBinaryTests.number($0["resting_bpm"]) != nil }
                     #expect(weekly.first?.figure == "resting HR")
@@ -427,12 +420,10 @@ struct ServePageBrowserTests {
                     // Four seconds of samples at 130 Hz (about seven frames of 73).
                     let tile = "document.querySelector('.tile[data-device=\"A0:9E:1A:1A:2B:3C\"]')"
                     let samples = "\(tile).dataset.ecgSamples || '0'"
-                    let deadline = ContinuousClock.now + Patience.long
-                    var count = 0
-                    while ContinuousClock.now < deadline {
-                        count = Int(try await tab.evaluate(samples) ?? "0") ?? 0
-                        if count >= 520 { break }
-                        try await Task.sleep(for: .milliseconds(200))
+                    let count = try await tab.value(
+                        "4 s of ECG", of: "String(Number(\(samples)))", as: Int.self
+                    ) {
+                        $0 >= 520
                     }
                     #expect(count == 520, "the trace keeps 4 s at 130 Hz")
                     #expect(
@@ -811,6 +802,31 @@ final class Chromium: Sendable {
             }
             throw TestFailure(
                 "the page never showed \(what); it shows \(tiles) \(failure.map { "\($0)" } ?? "")")
+        }
+
+        /// `expression`'s JSON value decoded as `T`, polled until `condition` holds (30 s at most).
+        /// Between a navigation and the new document evaluating can fail, and a page still
+        /// arriving shows part of itself: both are tried again.
+        func value<T: Decodable>(
+            _ what: String, of expression: String, as type: T.Type, until condition: (T) -> Bool
+        ) async throws -> T {
+            let deadline = ContinuousClock.now + Patience.long
+            var last: T? = nil
+            var failure: (any Error)? = nil
+            while ContinuousClock.now < deadline {
+                do {
+                    let json = try await evaluate(expression) ?? "null"
+                    let value = try JSONDecoder().decode(T.self, from: Data(json.utf8))
+                    if condition(value) { return value }
+                    last = value
+                } catch {
+                    failure = error
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            throw TestFailure(
+                "the page never showed \(what); it shows \(last.map { "\($0)" } ?? "nothing") \(failure.map { "\($0)" } ?? "")"
+            )
         }
 
         /// The tiles' states so far (`live`, `offline`), polled until `condition` holds.

@@ -5,6 +5,6 @@ import SessionLibrary
 /// `--json`: the JSON-lines contract, every event.
 struct JSONLinesRenderer: EventRenderer {
     mutating func render(_ event: MonitorEvent) -> String? {
-        MonitorEventJSON.line(event) + "\n"
+        MonitorEventJSON.line(event, newline: true)
     }
 }

@@ -24,7 +24,9 @@ enum TrendsOutput {
         line.add("ln_rmssd", period.lnRMSSD.map { round($0, 3) })
         line.add("alpha1", period.alpha1.map { round($0, 3) })
         for zone in zones {
-            line.add("zone\(zone)_min", period.zoneSeconds.map { round(Double($0[zone] ?? 0) / 60, 1) })
+            line.add(
+                computedKey: "zone\(zone)_min",
+                period.zoneSeconds.map { round(Double($0[zone] ?? 0) / 60, 1) })
         }
         return line.line
     }

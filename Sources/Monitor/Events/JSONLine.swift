@@ -1,14 +1,24 @@
 /// Builds one JSON object on one line, keys in the order they are added.
 ///
 /// hrm's JSON lines are a contract other tools parse, so the key order and number forms are
-/// fixed here rather than left to a general encoder. The line is built as UTF-8 bytes and made a
-/// `String` once: `watch` builds one per notification, and each `String` append checks grapheme
-/// boundaries (about 90 % of a measurement line's cost when it was built that way).
-package struct JSONLine {
-    private var bytes: [UInt8] = [UInt8(ascii: "{")]
+/// fixed here rather than left to a general encoder. `watch` builds one line per notification, so
+/// the line is built as UTF-8 bytes in a buffer of its own and made a `String` once: a `String`
+/// append checks grapheme boundaries (about 90 % of a measurement line's cost when it was built
+/// that way), and an `[UInt8]` append checks uniqueness and capacity for every byte (half of what
+/// was left, #29). Here each field reserves its room once and writes its bytes. Keys are
+/// `StaticString`s, hrm's own literals: copied as they are, with no check for what to escape.
+///
+/// Not copyable: the buffer has one owner, freed when the line goes.
+package struct JSONLine: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
 
     package init() {
-        bytes.reserveCapacity(256)
+        capacity = 256
+        base = .allocate(capacity: capacity)
+        base[0] = UInt8(ascii: "{")
+        count = 1
     }
 
     package init(type: String) {
@@ -16,69 +26,105 @@ package struct JSONLine {
         add("type", type)
     }
 
-    package mutating func add(_ key: String, _ value: String?) {
+    deinit {
+        base.deallocate()
+    }
+
+    package mutating func add(_ key: StaticString, _ value: String?) {
         appendKey(key)
         if let value { appendString(value) } else { appendNull() }
     }
 
-    package mutating func add(_ key: String, _ value: Int?) {
+    package mutating func add(_ key: StaticString, _ value: Int?) {
         appendKey(key)
         if let value { appendInteger(value) } else { appendNull() }
     }
 
     /// A number as it is (the shortest form that reads back exactly); null for nil or NaN.
-    package mutating func add(_ key: String, _ value: Double?) {
+    package mutating func add(_ key: StaticString, _ value: Double?) {
         appendKey(key)
-        if let value { bytes.append(contentsOf: Self.number(value).utf8) } else { appendNull() }
+        if let value { appendNumber(value) } else { appendNull() }
     }
 
-    package mutating func add(_ key: String, _ value: Bool) {
-        appendKey(key)
-        bytes.append(contentsOf: value ? Self.trueLiteral : Self.falseLiteral)
+    /// A number under a key made at run time (`zone3_min`), escaped as any string value is.
+    package mutating func add(computedKey key: String, _ value: Double?) {
+        if !empty { put(UInt8(ascii: ",")) }
+        appendString(key)
+        put(UInt8(ascii: ":"))
+        if let value { appendNumber(value) } else { appendNull() }
     }
 
-    package mutating func add(_ key: String, _ values: [Int]) {
+    package mutating func add(_ key: StaticString, _ value: Bool) {
+        appendKey(key)
+        put(value ? "true" : "false")
+    }
+
+    package mutating func add(_ key: StaticString, _ values: [Int]) {
         appendArray(key, values) { $0.appendInteger($1) }
     }
 
-    package mutating func add(_ key: String, _ values: [Double]) {
-        appendArray(key, values) { $0.bytes.append(contentsOf: Self.number($1).utf8) }
+    package mutating func add(_ key: StaticString, _ values: [Double]) {
+        appendArray(key, values) { $0.appendNumber($1) }
     }
 
-    package mutating func add(_ key: String, _ values: [String]) {
+    package mutating func add(_ key: StaticString, _ values: [String]) {
         appendArray(key, values) { $0.appendString($1) }
     }
 
     /// Samples as integers (an ECG frame's microvolts).
-    package mutating func add(_ key: String, _ values: [Int32]) {
+    package mutating func add(_ key: StaticString, _ values: [Int32]) {
         appendArray(key, values) { $0.appendInteger(Int($1)) }
     }
 
     /// Rows of three integers, `[[x,y,z],...]` (an acceleration frame's samples).
-    package mutating func add(_ key: String, triples: [(x: Int32, y: Int32, z: Int32)]) {
+    package mutating func add(_ key: StaticString, triples: [(x: Int32, y: Int32, z: Int32)]) {
         appendArray(key, triples) { line, triple in
-            line.bytes.append(UInt8(ascii: "["))
+            line.put(UInt8(ascii: "["))
             line.appendInteger(Int(triple.x))
-            line.bytes.append(UInt8(ascii: ","))
+            line.put(UInt8(ascii: ","))
             line.appendInteger(Int(triple.y))
-            line.bytes.append(UInt8(ascii: ","))
+            line.put(UInt8(ascii: ","))
             line.appendInteger(Int(triple.z))
-            line.bytes.append(UInt8(ascii: "]"))
+            line.put(UInt8(ascii: "]"))
         }
     }
 
     /// A nested object.
-    package mutating func add(_ key: String, object: JSONLine) {
+    package mutating func add(_ key: StaticString, object: borrowing JSONLine) {
         appendKey(key)
-        bytes.append(contentsOf: object.bytes)
-        bytes.append(UInt8(ascii: "}"))
+        put(UnsafeBufferPointer(start: object.base, count: object.count))
+        put(UInt8(ascii: "}"))
+    }
+
+    /// A time as UTC to the millisecond (`Timestamp`'s form), written without a `String`.
+    package mutating func add(_ key: StaticString, _ time: Timestamp) {
+        appendKey(key)
+        reserve(Timestamp.width + 2)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        count += time.write(into: UnsafeMutableBufferPointer(start: base + count, count: Timestamp.width))
+        base[count] = UInt8(ascii: "\"")
+        count += 1
     }
 
     /// The finished object, without a newline.
-    package var line: String {
-        var finished = bytes
-        finished.append(UInt8(ascii: "}"))
-        return String(decoding: finished, as: UTF8.self)
+    package var line: String { finished(newline: false) }
+
+    /// The finished object, with a newline after it if asked: the bytes copied once, into the
+    /// `String`.
+    package func finished(newline: Bool) -> String {
+        String(unsafeUninitializedCapacity: count + 2) { buffer in
+            guard let start = buffer.baseAddress else { return 0 }
+            start.update(from: base, count: count)
+            var end = count
+            buffer[end] = UInt8(ascii: "}")
+            end += 1
+            if newline {
+                buffer[end] = UInt8(ascii: "\n")
+                end += 1
+            }
+            return end
+        }
     }
 
     /// A Double as JSON: the shortest form that reads back exactly (825.1953125), never NaN.
@@ -87,51 +133,148 @@ package struct JSONLine {
         return String(value)
     }
 
-    private static let nullLiteral = Array("null".utf8)
-    private static let trueLiteral = Array("true".utf8)
-    private static let falseLiteral = Array("false".utf8)
+    private var empty: Bool { count == 1 }
 
-    private var empty: Bool { bytes.count == 1 }
+    /// Room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = max(capacity * 2, count + extra)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = grown
+    }
 
-    private mutating func appendKey(_ key: String) {
-        if !empty { bytes.append(UInt8(ascii: ",")) }
-        appendString(key)
-        bytes.append(UInt8(ascii: ":"))
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).update(from: start, count: bytes.count)
+        count += bytes.count
+    }
+
+    private mutating func put(_ literal: StaticString) {
+        literal.withUTF8Buffer { put($0) }
+    }
+
+    private mutating func appendKey(_ key: StaticString) {
+        key.withUTF8Buffer { name in
+            reserve(name.count + 4)
+            if !empty {
+                base[count] = UInt8(ascii: ",")
+                count += 1
+            }
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+            if let start = name.baseAddress { (base + count).update(from: start, count: name.count) }
+            count += name.count
+            base[count] = UInt8(ascii: "\"")
+            base[count + 1] = UInt8(ascii: ":")
+            count += 2
+        }
     }
 
     private mutating func appendNull() {
-        bytes.append(contentsOf: Self.nullLiteral)
+        put("null")
+    }
+
+    private mutating func appendNumber(_ value: Double) {
+        var text = Self.number(value)
+        text.withUTF8 { put($0) }
     }
 
     private mutating func appendArray<Element>(
-        _ key: String, _ values: [Element], _ appendElement: (inout JSONLine, Element) -> Void
+        _ key: StaticString, _ values: [Element], _ appendElement: (inout JSONLine, Element) -> Void
     ) {
         appendKey(key)
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { put(UInt8(ascii: ",")) }
             appendElement(&self, value)
         }
-        bytes.append(UInt8(ascii: "]"))
+        put(UInt8(ascii: "]"))
     }
 
-    /// Decimal digits, most significant first, written through a stack buffer (no String).
+    /// Decimal digits, most significant first, written in place.
     private mutating func appendInteger(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: digits[start...])
+        reserve(21)
+        if value < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
         }
+        var magnitude = value.magnitude
+        var digits = 1
+        var scale: UInt = 10
+        while digits < 20, magnitude >= scale {
+            digits += 1
+            let (next, overflow) = scale.multipliedReportingOverflow(by: 10)
+            if overflow { break }
+            scale = next
+        }
+        var index = count + digits
+        repeat {
+            index -= 1
+            base[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += digits
     }
 
     private mutating func appendString(_ value: String) {
-        Self.appendString(value, to: &bytes)
+        var text = value
+        let plain = text.withUTF8 { utf8 in
+            // Keys and nearly every value need no escaping: copied whole.
+            guard !Self.needsEscaping(utf8) else { return false }
+            reserve(utf8.count + 2)
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+            put(utf8)
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+            return true
+        }
+        guard !plain else { return }
+        var escaped: [UInt8] = []
+        Self.appendString(value, to: &escaped)
+        escaped.withUnsafeBufferPointer { put($0) }
+    }
+
+    /// Whether any byte of `utf8` is one a JSON string cannot hold as it is: eight bytes at a
+    /// time (each test is exact for "any byte in the word"; bytes of 0x80 and above, the rest of
+    /// multi-byte characters, never match).
+    private static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = utf8.baseAddress else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// Some byte of `word` below `limit` (at most 0x80).
+        func below(_ word: UInt64, _ limit: UInt64) -> Bool { (word &- ones &* limit) & ~word & highs != 0 }
+        var index = 0
+        while index + 8 <= utf8.count {
+            let word = UnsafeRawPointer(start + index).loadUnaligned(as: UInt64.self)
+            if below(word, 0x20) || below(word ^ (ones &* 0x22), 1) || below(word ^ (ones &* 0x5C), 1) {
+                return true
+            }
+            index += 8
+        }
+        while index < utf8.count {
+            if escaped(start[index]) { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Bytes a JSON string cannot hold as they are.
+    @inline(__always)
+    private static func escaped(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// `value` as a JSON string, quoted and escaped, onto `bytes`: the one escaping of hrm's JSON
@@ -141,9 +284,7 @@ package struct JSONLine {
         value.withUTF8 { utf8 in
             bytes.append(UInt8(ascii: "\""))
             defer { bytes.append(UInt8(ascii: "\"")) }
-            // Keys and nearly every value need no escaping: copied whole.
-            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-            else { return bytes.append(contentsOf: utf8) }
+            guard needsEscaping(utf8) else { return bytes.append(contentsOf: utf8) }
             for byte in utf8 {
                 switch byte {
                 case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

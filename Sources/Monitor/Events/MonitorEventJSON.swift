@@ -4,11 +4,18 @@ package enum MonitorEventJSON {
         line(event, monotonicMilliseconds: nil, hex: nil)
     }
 
+    /// The event's line, with a newline after it if asked (as `watch --json` prints it).
+    package static func line(_ event: MonitorEvent, newline: Bool) -> String {
+        line(event, monotonicMilliseconds: nil, hex: nil, newline: newline)
+    }
+
     /// The line with what a recording adds: `mono_ms` after `time`, a measurement's raw `hex` at
     /// the end.
-    package static func line(_ event: MonitorEvent, monotonicMilliseconds: Double?, hex: String?) -> String {
+    package static func line(
+        _ event: MonitorEvent, monotonicMilliseconds: Double?, hex: String?, newline: Bool = false
+    ) -> String {
         var json = JSONLine(type: typeName(event.kind))
-        json.add("time", event.time.description)
+        json.add("time", event.time)
         if let monotonicMilliseconds { json.add("mono_ms", monotonicMilliseconds) }
         if let device = event.device { json.add("device", device) }
         switch event.kind {
@@ -65,7 +72,7 @@ package enum MonitorEventJSON {
             json.add("sensor_ns", Int(clamping: beat.sensorNanoseconds))
             json.add("rr_ms", beat.rrMilliseconds)
         }
-        return json.line
+        return json.finished(newline: newline)
     }
 
     package static func typeName(_ kind: MonitorEvent.Kind) -> String {

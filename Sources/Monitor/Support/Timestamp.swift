@@ -25,43 +25,68 @@ package struct Timestamp: Hashable, Sendable, CustomStringConvertible {
     /// `2026-11-22T10:06:23.968Z`. Written digit by digit into 24 bytes: this runs for every
     /// line `watch` prints, and string interpolation would cost several allocations each time.
     package var description: String {
-        var seconds = time_t(millisecondsSinceEpoch.dividedFloor(by: 1000))
-        let millis = Int(millisecondsSinceEpoch - Int64(seconds) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(unsafeUninitializedCapacity: 24) { bytes in
-            var index = 0
-            func put(_ value: Int, _ width: Int) {
-                var divisor = 1
-                for _ in 1..<width { divisor *= 10 }
-                var rest = value
-                for _ in 0..<width {
-                    bytes[index] = UInt8(ascii: "0") + UInt8(rest / divisor % 10)
-                    rest %= divisor
-                    divisor /= 10
-                    index += 1
-                }
-            }
-            func put(_ byte: Unicode.Scalar) {
-                bytes[index] = UInt8(ascii: byte)
+        String(unsafeUninitializedCapacity: Self.width) { write(into: $0) }
+    }
+
+    /// The bytes of the form: `2026-11-22T10:06:23.968Z`.
+    package static let width = 24
+
+    /// Writes the form into `bytes` (24 of them at least); the count written.
+    package func write(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let seconds = millisecondsSinceEpoch.dividedFloor(by: 1000)
+        let millis = Int(millisecondsSinceEpoch - seconds * 1000)
+        let parts = Self.civil(seconds)
+        var index = 0
+        func put(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            for _ in 0..<width {
+                bytes[index] = UInt8(ascii: "0") + UInt8(rest / divisor % 10)
+                rest %= divisor
+                divisor /= 10
                 index += 1
             }
-            put(Int(parts.tm_year) + 1900, 4)
-            put("-")
-            put(Int(parts.tm_mon) + 1, 2)
-            put("-")
-            put(Int(parts.tm_mday), 2)
-            put("T")
-            put(Int(parts.tm_hour), 2)
-            put(":")
-            put(Int(parts.tm_min), 2)
-            put(":")
-            put(Int(parts.tm_sec), 2)
-            put(".")
-            put(millis, 3)
-            put("Z")
-            return index
         }
+        func put(_ byte: Unicode.Scalar) {
+            bytes[index] = UInt8(ascii: byte)
+            index += 1
+        }
+        put(parts.year, 4)
+        put("-")
+        put(parts.month, 2)
+        put("-")
+        put(parts.day, 2)
+        put("T")
+        put(parts.hour, 2)
+        put(":")
+        put(parts.minute, 2)
+        put(":")
+        put(parts.second, 2)
+        put(".")
+        put(millis, 3)
+        put("Z")
+        return index
+    }
+
+    /// The UTC calendar date and time of `seconds` since 1970, by arithmetic: the proleptic
+    /// Gregorian calendar's civil-from-days (H. Hinnant's algorithm). `gmtime_r` does the same
+    /// behind glibc's time-zone lock, for every line `watch` prints.
+    package static func civil(_ seconds: Int64)
+        -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)
+    {
+        let days = seconds.dividedFloor(by: 86_400)
+        let inDay = Int(seconds - days * 86_400)
+        let shifted = days + 719_468  // from 0000-03-01
+        let era = shifted.dividedFloor(by: 146_097)
+        let dayOfEra = shifted - era * 146_097  // 0...146096
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)  // from March
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day), inDay / 3600, inDay / 60 % 60, inDay % 60)
     }
 }
 
