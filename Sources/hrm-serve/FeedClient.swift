@@ -99,14 +99,19 @@ final class FeedClient: FeedListener {
     }
 
     /// The connection is ready: `first` (the current state) goes out, then what waited, then
-    /// every event as it comes.
+    /// every event as it comes. From a hop to the event loop of its own, taken after what the
+    /// caller wrote before (an SSE response's head and first write, through Hummingbird): the
+    /// loop's writer may already have a hop pending from before those, and must not write this
+    /// client's events ahead of its head.
     func goLive(first: [ByteBuffer] = []) {
-        let pending = state.withLock { state -> Bool in
-            state.live = true
-            state.outbox.insert(contentsOf: first, at: 0)
-            return !state.outbox.isEmpty
+        channel.eventLoop.execute { [self] in
+            let pending = state.withLock { state -> Bool in
+                state.live = true
+                state.outbox.insert(contentsOf: first, at: 0)
+                return !state.outbox.isEmpty
+            }
+            if pending { writeQueued() }
         }
-        if pending { loop.schedule(self) }
     }
 
     /// On the connection's event loop (`LoopWriter`): what is queued, in one flush.
