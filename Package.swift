@@ -68,6 +68,22 @@ let hotFunctionsFirst: [LinkerSetting] = {
     ]
 }()
 
+// hrm-serve's release link puts the functions a run of `hrm serve` runs first in its text, as
+// `hotFunctionsFirst` does for hrm (Sources/hrm-serve/hrm-serve.order, made by
+// Benchmarks/Serve/order_file.py): the kernel maps a binary's pages 64 KiB at a time around each
+// one touched, and run code scattered through 25 MB of text made 17.5 MB of it resident; gathered,
+// 11 MB (Benchmarks/Serve/README.md).
+let serveHotFunctionsFirst: [LinkerSetting] = {
+    guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return [] }
+    let order = Context.packageDirectory + "/Sources/hrm-serve/hrm-serve.order"
+    return [
+        .unsafeFlags(
+            [
+                "-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering",
+            ], .when(platforms: [.linux], configuration: .release))
+    ]
+}()
+
 let package = Package(
     name: "hrm",
     platforms: [.macOS(.v15)],
@@ -221,8 +237,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
-            swiftSettings: strict, linkerSettings: leanLink),
+            exclude: ["hrm-serve.order"],
+            swiftSettings: strict, linkerSettings: leanLink + serveHotFunctionsFirst),
         .executableTarget(
             name: "hrm-sim",
             dependencies: [

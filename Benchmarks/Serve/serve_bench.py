@@ -12,7 +12,9 @@ clients stamp each message with CLOCK_MONOTONIC as it arrives.
   CPU        hrm-serve's CPU time (all threads, /proc/PID/task/*/schedstat) over the streaming
              window (from when every client has its first measurement to 1 s before the end),
              per notification hrm-sim sent in that window
-  peak RSS   hrm-serve's ru_maxrss after it exits (the whole run)
+  peak RSS   hrm-serve's peak resident set, the whole run: /usr/bin/time's %M (its ru_maxrss:
+             the larger of hrm's before it became hrm-serve and hrm-serve's own), not this
+             harness's ru_maxrss, which the kernel takes as at least this Python's RSS (12.8 MB)
 
 A last round has the same clients beside --stalled clients (SSE and WebSocket in turn) that stop
 reading: how much a client that cannot keep up delays the others until hrm serve drops it (the
@@ -85,13 +87,37 @@ def stalled_client(port, websocket):
     return sock
 
 
+def time_child(pid):
+    """The process /usr/bin/time (`pid`) runs: hrm serve, whose CPU is measured."""
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return int(f.read().split()[0])
+
+
+def status_kib(pid, field):
+    """A /proc/PID/status figure in KiB (VmHWM, VmRSS), or None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def inner(args):
     """Inside hrm-sim: hrm serve, the clients, CPU samples; writes JSON to --out."""
     work = os.path.dirname(args.out)
+    # A child's ru_maxrss counts the memory of the process it was forked from (the kernel keeps the
+    # larger of the two at exec), here this Python's 12.8 MB: /usr/bin/time, a small C program,
+    # forks hrm and reports hrm-serve's own peak.
+    rss_path = args.out + ".rss"
     serve = subprocess.Popen(
-        [args.hrm, "serve", ADDRESS, "--listen", "127.0.0.1:0", "--duration", str(args.duration)],
+        ["/usr/bin/time", "-f", "%M", "-o", rss_path,
+         args.hrm, "serve", ADDRESS, "--listen", "127.0.0.1:0", "--duration", str(args.duration)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, bufsize=0)
     line = serve.stderr.readline().decode()
+    serve_pid = time_child(serve.pid)
     port = int(line.split("127.0.0.1:")[1].split("/")[0])
     outs = [os.path.join(work, f"client{n}.json") for n in range(args.clients)]
     clients = [subprocess.Popen([sys.executable, __file__, "--client", "--port", str(port), "--out", out])
@@ -99,10 +125,12 @@ def inner(args):
     stalled = [stalled_client(port, websocket=n % 2 == 1) for n in range(args.stalled)]
     # The streaming window: once every client has had time to connect and get going.
     time.sleep(2.0)
-    start = (time.monotonic_ns(), cpu_ns(serve.pid))
+    start = (time.monotonic_ns(), cpu_ns(serve_pid))
     time.sleep(max(1.0, args.duration - 4.0))
-    end = (time.monotonic_ns(), cpu_ns(serve.pid))
-    _, status, usage = os.wait4(serve.pid, 0)
+    end = (time.monotonic_ns(), cpu_ns(serve_pid))
+    # hrm-serve's own high-water mark so far (its memory only, not hrm's before the exec).
+    hwm_kib = status_kib(serve_pid, "VmHWM")
+    _, status, _ = os.wait4(serve.pid, 0)
     stderr = serve.stderr.read().decode(errors="replace")
     for c in clients:
         c.wait(10)
@@ -115,8 +143,14 @@ def inner(args):
         except (OSError, ValueError):
             arrivals.append([])
     json.dump({"status": os.waitstatus_to_exitcode(status), "stderr": stderr[-2000:], "window": [start, end],
-               "maxrss_kib": usage.ru_maxrss, "arrivals": arrivals}, open(args.out, "w"))
+               "maxrss_kib": peak_rss_kib(rss_path), "hwm_kib": hwm_kib, "arrivals": arrivals}, open(args.out, "w"))
     return 0
+
+
+def peak_rss_kib(path):
+    """/usr/bin/time's %M (KiB), the last line of its -o file (a signal's note comes first)."""
+    with open(path) as f:
+        return int(f.read().split()[-1])
 
 
 def run_round(args, clients, stalled=0):
@@ -147,7 +181,8 @@ def measure(args, clients, label, stalled=0):
     (t0, cpu0), (t1, cpu1) = result["window"]
     in_window = sum(1 for mono in sent_at.values() if t0 <= mono < t1)
     row = {"clients": clients, "cpu_us": (cpu1 - cpu0) / 1e3 / max(in_window, 1),
-           "rss_mib": result["maxrss_kib"] / 1024, "notifications": in_window}
+           "rss_mib": result["maxrss_kib"] / 1024, "hwm_mib": (result["hwm_kib"] or 0) / 1024,
+           "notifications": in_window}
     latencies, lost, received = [], 0, 0
     for arrivals in result["arrivals"]:
         sequences = [seq for _, seq in arrivals]
@@ -162,7 +197,7 @@ def measure(args, clients, label, stalled=0):
     row.update(received=received, lost=lost,
                short=sum(1 for a in result["arrivals"] if len(a) < 0.9 * RATE * (args.duration - 2)))
     text = (f"  {label}: CPU {row['cpu_us']:.1f} us/notification over {in_window} notifications, "
-            f"peak RSS {row['rss_mib']:.1f} MiB")
+            f"peak RSS {row['rss_mib']:.1f} MiB (VmHWM at the window's end {row['hwm_mib']:.1f})")
     if latencies:
         text += (f", {received} messages to {clients} clients, lost {lost}: latency median "
                  f"{row['median_ms']:.3f} p90 {row['p90_ms']:.3f} p99 {row['p99_ms']:.3f} max {row['max_ms']:.3f} ms")

@@ -36,6 +36,10 @@ final class ClientHub: Sendable {
         }
     }
     private let state = Mutex(State())
+    /// Each event's bytes, made once for every client.
+    private let messages = FeedMessages()
+    /// A writer per event loop, made as clients come.
+    private let writers = Mutex([ObjectIdentifier: LoopWriter]())
 
     init(feed: LiveFeed, maximum: Int, verbose: Bool) {
         self.feed = feed
@@ -46,7 +50,14 @@ final class ClientHub: Sendable {
     /// A new client with the lines it gets first (the current state), or nil when the cap is
     /// reached or the session is stopping.
     func join(_ kind: FeedClient.Kind, channel: any Channel) -> (client: FeedClient, current: [String])? {
-        let client = FeedClient(kind: kind, channel: channel)
+        let loop = channel.eventLoop
+        let writer = writers.withLock { writers in
+            if let writer = writers[ObjectIdentifier(loop)] { return writer }
+            let writer = LoopWriter(loop: loop)
+            writers[ObjectIdentifier(loop)] = writer
+            return writer
+        }
+        let client = FeedClient(kind: kind, channel: channel, messages: messages, loop: writer)
         let count = state.withLock { state -> Int? in
             guard state.clients.count < maximum, !state.closed else { return nil }
             state.clients.append(client)
@@ -70,6 +81,7 @@ final class ClientHub: Sendable {
 
     /// The client is gone (its handler ended, or its connection closed; the first of the two).
     func leave(_ client: FeedClient) {
+        client.gone()
         let (count, waiters) = state.withLock { state -> (Int?, [CheckedContinuation<Void, Never>]) in
             guard let index = state.clients.firstIndex(where: { $0 === client }) else { return (nil, []) }
             state.clients.remove(at: index)

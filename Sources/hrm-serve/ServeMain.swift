@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 import Outputs
 import Threads
 
@@ -57,6 +58,9 @@ struct ServeMain: AsyncParsableCommand {
                 availableConnectionsDelegate: MaximumAvailableConnections(serve.maxClients + 64)),
             onServerRunning: { channel in boundContinuation.yield(channel.localAddress?.port ?? address.port)
             },
+            // One event loop thread: a few hundred events a second to a few dozen clients is little
+            // work for one, and each thread more is a stack and a malloc arena resident.
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1)),
             logger: Logger(label: "hrm-serve", factory: { _ in SwiftLogNoOpLogHandler() }))
         let serving = Task {
             do {

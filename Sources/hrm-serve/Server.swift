@@ -66,10 +66,9 @@ struct Server: Sendable {
                     var first = "retry: 2000\n\n"
                     for line in current { first += "data: \(line)\n\n" }
                     try await client.writing { try await writer.write(ByteBuffer(string: first)) }
-                    for await line in client.lines {
-                        let event = line == FeedClient.keepAlive ? ": keep-alive\n\n" : "data: \(line)\n\n"
-                        try await client.writing { try await writer.write(ByteBuffer(string: event)) }
-                    }
+                    // The rest from the connection's event loop, until the stream ends.
+                    client.goLive()
+                    await client.ended()
                     try await writer.finish(nil)
                     // The stream ends only when hrm serve stops (or drops the client): the
                     // connection ends with it, once what is written has gone out.
@@ -149,15 +148,10 @@ struct Server: Sendable {
                 group.addTask {
                     do { for try await _ in inbound {} } catch {}
                 }
+                // The feed, written from the connection's event loop, until the stream ends.
                 group.addTask {
-                    do {
-                        for line in current {
-                            try await client.writing { try await outbound.write(.text(line)) }
-                        }
-                        for await line in client.lines where line != FeedClient.keepAlive {
-                            try await client.writing { try await outbound.write(.text(line)) }
-                        }
-                    } catch {}
+                    client.goLive(first: current.map(FeedMessages.webSocket))
+                    await client.ended()
                 }
                 // Either ends the other: the client went, or its feed ended (dropped, or shutdown).
                 await group.next()
