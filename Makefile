@@ -295,17 +295,23 @@ bench-watch-floor:
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py --label "floor reader (C)" \
 		--hrm Benchmarks/Watch/floor/floor_launcher.py --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
-# The functions hrm watch runs, hottest first, for the release link's symbol order (Package.swift,
-# packaging/hot-functions): callgrind over a few runs against hrm-sim. Run after changes to what
-# watch does, and commit the file; a stale file costs pages, never a build.
+# The functions hrm watch runs, hottest first, and those hrm serve runs, for the release links'
+# symbol order (Package.swift, packaging/hot-functions): callgrind over runs against hrm-sim. Run
+# after changes to what watch or serve do, and commit the files; a stale file costs pages, never a
+# build.
 hot-functions:
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 packaging/hot-functions/hot_functions.py --out packaging/hot-functions/hrm.order \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
-	@# SwiftPM does not see the file as an input of the link: the next build links hrm again only
-	@# when hrm is gone.
-	rm -f "$$($(SWIFT) build -c release --show-bin-path)/hrm"
+	$(SWIFT) build -c release --static-swift-stdlib --product hrm-serve $(SWIFT_BUILD_FLAGS)
+	test -x .build/serve-venv/bin/python && .build/serve-venv/bin/python -c 'import websockets.asyncio.client' 2>/dev/null \
+		|| { rm -rf .build/serve-venv && /usr/bin/python3 -m venv .build/serve-venv && .build/serve-venv/bin/pip install -q websockets; }
+	/usr/bin/python3 Benchmarks/Serve/order_file.py --python .build/serve-venv/bin/python \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+	@# SwiftPM does not see the files as inputs of the links: the next build links hrm and
+	@# hrm-serve again only when they are gone.
+	rm -f "$$($(SWIFT) build -c release --show-bin-path)/hrm" "$$($(SWIFT) build -c release --show-bin-path)/hrm-serve"
 
 # Issue #29's three ratios: hrm watch --json, the C floor reader and a plain bleak client, side by
 # side in rotating order against the same simulated strap (p99 against the floor's; whole-run CPU

@@ -69,13 +69,13 @@ let hotFunctionsFirst: [LinkerSetting] = {
 }()
 
 // hrm-serve's release link puts the functions a run of `hrm serve` runs first in its text, as
-// `hotFunctionsFirst` does for hrm (Sources/hrm-serve/hrm-serve.order, made by
+// `hotFunctionsFirst` does for hrm (packaging/hot-functions/hrm-serve.order, made by
 // Benchmarks/Serve/order_file.py): the kernel maps a binary's pages 64 KiB at a time around each
 // one touched, and run code scattered through 25 MB of text made 17.5 MB of it resident; gathered,
 // 11 MB (Benchmarks/Serve/README.md).
 let serveHotFunctionsFirst: [LinkerSetting] = {
     guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return [] }
-    let order = Context.packageDirectory + "/Sources/hrm-serve/hrm-serve.order"
+    let order = Context.packageDirectory + "/packaging/hot-functions/hrm-serve.order"
     return [
         .unsafeFlags(
             [
@@ -240,7 +240,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
-            exclude: ["hrm-serve.order"],
             swiftSettings: strict, linkerSettings: leanLink + serveHotFunctionsFirst),
         .executableTarget(
             name: "hrm-sim",

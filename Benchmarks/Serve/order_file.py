@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/hrm-serve/hrm-serve.order: the functions hrm serve runs, for lld's
+"""Writes packaging/hot-functions/hrm-serve.order: the functions hrm serve runs, for lld's
 --symbol-ordering-file (see README.md beside this file, "#29: before and after").
 
 hrm serve runs under callgrind inside hrm-sim for --duration seconds at 200 notifications/s, with
@@ -83,7 +83,7 @@ def main():
     parser.add_argument("--hrm", default=".build/release/hrm")
     parser.add_argument("--sim", default=".build/release/hrm-sim")
     parser.add_argument("--python", default=".build/serve-venv/bin/python")
-    parser.add_argument("--order", default=os.path.join(ROOT, "Sources/hrm-serve/hrm-serve.order"))
+    parser.add_argument("--order", default=os.path.join(ROOT, "packaging/hot-functions/hrm-serve.order"))
     args = parser.parse_args()
     if args.inner:
         return inner(args)
