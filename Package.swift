@@ -54,35 +54,21 @@ let leanLink: [LinkerSetting] = {
     return settings
 }()
 
-// hrm's release link puts the functions that `hrm watch` runs side by side at the start of its text
-// (packaging/hot-functions, `make hot-functions`), so that a run faults in few pages of it. Only
-// lld reads the file; a name it no longer finds is skipped without a word.
-let hotFunctionsFirst: [LinkerSetting] = {
+// A release link that puts the functions a run executes side by side at the start of the text
+// (packaging/hot-functions/NAME.order, `make hot-functions`): the kernel maps a binary's pages
+// 64 KiB at a time around each one touched, so code run from all over the text makes most of it
+// resident (hrm: watch 14.9 → 13.1 MiB; hrm-serve 17.5 → 11 MB of text resident; the Benchmarks'
+// READMEs). Only lld reads the file; a name it no longer finds is skipped without a word.
+func hotFunctionsFirst(_ name: String) -> [LinkerSetting] {
     guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return [] }
-    let order = Context.packageDirectory + "/packaging/hot-functions/hrm.order"
+    let order = Context.packageDirectory + "/packaging/hot-functions/\(name).order"
     return [
         .unsafeFlags(
             [
                 "-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering",
             ], .when(platforms: [.linux], configuration: .release))
     ]
-}()
-
-// hrm-serve's release link puts the functions a run of `hrm serve` runs first in its text, as
-// `hotFunctionsFirst` does for hrm (packaging/hot-functions/hrm-serve.order, made by
-// Benchmarks/Serve/order_file.py): the kernel maps a binary's pages 64 KiB at a time around each
-// one touched, and run code scattered through 25 MB of text made 17.5 MB of it resident; gathered,
-// 11 MB (Benchmarks/Serve/README.md).
-let serveHotFunctionsFirst: [LinkerSetting] = {
-    guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) else { return [] }
-    let order = Context.packageDirectory + "/packaging/hot-functions/hrm-serve.order"
-    return [
-        .unsafeFlags(
-            [
-                "-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering",
-            ], .when(platforms: [.linux], configuration: .release))
-    ]
-}()
+}
 
 let package = Package(
     name: "hrm",
@@ -223,7 +209,7 @@ let package = Package(
         .target(name: "CTOMLShims"),
         .executableTarget(
             name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict,
-            linkerSettings: leanLink + hotFunctionsFirst),
+            linkerSettings: leanLink + hotFunctionsFirst("hrm")),
         // `hrm serve`'s web server (Hummingbird on SwiftNIO), an executable of its own that `hrm
         // serve` runs in its place: the server's libraries stay out of `hrm watch`.
         .executableTarget(
@@ -240,7 +226,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
-            swiftSettings: strict, linkerSettings: leanLink + serveHotFunctionsFirst),
+            swiftSettings: strict, linkerSettings: leanLink + hotFunctionsFirst("hrm-serve")),
         .executableTarget(
             name: "hrm-sim",
             dependencies: [

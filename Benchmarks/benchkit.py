@@ -1,24 +1,39 @@
-"""What the benchmark harnesses share: a process's CPU time, percentiles, a free port."""
+"""What the benchmark harnesses share: a process's CPU time, percentiles, a free port, and what
+/usr/bin/time says of the process it runs."""
 import os
 import socket
 
-_thread_ns = {}
+_seen = {}
 
 
-def cpu_ns(pid):
-    """CPU time of `pid` so far, in ns: each thread's schedstat, summed, keeping the last value
-    seen of threads that have since exited (the thread pool retires idle workers)."""
+def _threads_sum(pid, kind, read):
+    """`read(text)` of each thread's /proc/PID/task/TID/FILE (`kind` is the file), summed over
+    `pid`'s threads, keeping the last value seen of threads that have since exited (the thread
+    pool retires idle workers)."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except FileNotFoundError:
         tasks = []
     for task in tasks:
         try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                _thread_ns[(pid, task)] = int(f.read().split()[0])
+            with open(f"/proc/{pid}/task/{task}/{kind}") as f:
+                _seen[(kind, pid, task)] = read(f.read())
         except (FileNotFoundError, ProcessLookupError):
             pass
-    return sum(value for (owner, _), value in _thread_ns.items() if owner == pid)
+    return sum(value for (k, owner, _), value in _seen.items() if k == kind and owner == pid)
+
+
+def cpu_ns(pid):
+    """CPU time of `pid` so far, in ns: each thread's schedstat, summed."""
+    return _threads_sum(pid, "schedstat", lambda text: int(text.split()[0]))
+
+
+def switches(pid):
+    """Voluntary context switches of `pid`'s threads so far (a thread slept and was woken)."""
+    def voluntary(text):
+        return next((int(line.split()[1]) for line in text.splitlines()
+                     if line.startswith("voluntary_ctxt_switches:")), 0)
+    return _threads_sum(pid, "status", voluntary)
 
 
 def percentile(values, fraction):
@@ -31,3 +46,15 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def time_child(pid):
+    """The process /usr/bin/time (`pid`) runs: the one measured."""
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return int(f.read().split()[0])
+
+
+def peak_rss_kib(path):
+    """/usr/bin/time's %M (KiB), the last line of its -o file (a signal's note comes first)."""
+    with open(path) as f:
+        return int(f.read().split()[-1])

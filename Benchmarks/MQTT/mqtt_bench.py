@@ -35,7 +35,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchkit import cpu_ns, free_port, percentile  # noqa: E402
+from benchkit import cpu_ns, free_port, peak_rss_kib, percentile, switches, time_child  # noqa: E402
 
 STRAPS = 20
 RATE = 4
@@ -58,39 +58,6 @@ def scenario(seconds):
             "heartRate": {"mode": "frames", "interval": 1.0 / RATE, "frames": frames},
         })
     return {"description": "MQTT benchmark: 20 straps at 4 Hz", "devices": devices}
-
-
-def time_child(pid):
-    """The process /usr/bin/time (`pid`) runs: hrm, whose CPU is measured."""
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return int(f.read().split()[0])
-
-
-def peak_rss_kib(path):
-    """/usr/bin/time's %M (KiB), the last line of its -o file (a signal's note comes first)."""
-    with open(path) as f:
-        return int(f.read().split()[-1])
-
-
-_switches = {}
-
-
-def switches(pid):
-    """Context switches of `pid`'s threads so far (voluntary: the thread slept and was woken),
-    keeping the last value seen of threads that have since exited."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        tasks = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/status") as f:
-                for line in f:
-                    if line.startswith("voluntary_ctxt_switches:"):
-                        _switches[(pid, task)] = int(line.split()[1])
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return sum(value for (owner, _), value in _switches.items() if owner == pid)
 
 
 def inner(args):

@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchkit import cpu_ns, free_port, percentile  # noqa: E402
+from benchkit import cpu_ns, free_port, peak_rss_kib, percentile, time_child  # noqa: E402
 
 ADDRESS = "D2:4B:7E:10:20:40"
 TARGETS = {"p99_ms": 0.15, "cpu_us": 15.0, "rss_mib": 10.0, "idle_pct": 0.1}
@@ -85,16 +85,6 @@ def osc_drain():
     return sink.getsockname()[1]
 
 
-def time_child(pid):
-    """The process /usr/bin/time (`pid`) runs: hrm, whose CPU is measured."""
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return int(f.read().split()[0])
-
-
-def peak_rss_kib(path):
-    """/usr/bin/time's %M (KiB), the last line of its -o file (a signal's note comes first)."""
-    with open(path) as f:
-        return int(f.read().split()[-1])
 
 
 def inner(args):
