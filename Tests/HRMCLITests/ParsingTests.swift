@@ -116,7 +116,7 @@ import Testing
         var inner = JSONLine()
         inner.add("k", "v")
         json.add("o", object: inner)
-        json.add(computedKey: "zone\(3)_min", 1.5)
+        json.add(JSONLine.Key("zone\(3)_min"), 1.5)
         json.add("t", Timestamp(millisecondsSinceEpoch: 1_795_000_000_123))
         let numbers = (0..<100).map(String.init).joined(separator: ",")
         let expected =

@@ -252,7 +252,7 @@ public struct HRVCommand: ParsableCommand {
     }
 
     /// Whole seconds as integers (`60`, not `60.0`), else to the millisecond.
-    private static func addSeconds(_ key: StaticString, _ seconds: Double, to line: inout JSONLine) {
+    private static func addSeconds(_ key: JSONLine.Key, _ seconds: Double, to line: inout JSONLine) {
         let milliseconds = (seconds * 1000).rounded()
         if milliseconds.truncatingRemainder(dividingBy: 1000) == 0, milliseconds.magnitude < 1e15 {
             line.add(key, Int(milliseconds / 1000))

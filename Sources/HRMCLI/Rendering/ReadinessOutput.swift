@@ -84,28 +84,17 @@ enum ReadinessOutput {
         json.add("baseline_readings_30d", baseline?.readings30Days)
         var figures: ReadinessFigures? = nil
         if case .scored(let scored) = outcome { figures = scored }
-        // Each figure's keys, spelled out: JSON keys are literals (`JSONLine`).
-        typealias Keys = (
-            mean: StaticString, sd: StaticString, low: StaticString, high: StaticString, verdict: StaticString
-        )
-        let lnRMSSDKeys: Keys = (
-            "ln_rmssd_mean_7d", "ln_rmssd_sd_30d", "ln_rmssd_low", "ln_rmssd_high", "ln_rmssd_verdict"
-        )
-        let restingKeys: Keys = (
-            "resting_hr_mean_7d", "resting_hr_sd_30d", "resting_hr_low", "resting_hr_high",
-            "resting_hr_verdict"
-        )
-        for (keys, band, value, places) in [
-            (lnRMSSDKeys, baseline?.lnRMSSD, figures?.lnRMSSD, 4),
-            (restingKeys, baseline?.restingHR, figures?.restingHR, 2),
+        for (name, band, value, places) in [
+            ("ln_rmssd", baseline?.lnRMSSD, figures?.lnRMSSD, 4),
+            ("resting_hr", baseline?.restingHR, figures?.restingHR, 2),
         ] {
-            json.add(keys.mean, band.map { round($0.mean, places) })
-            json.add(keys.sd, band.map { round($0.deviation, places) })
-            json.add(keys.low, band.map { round($0.low, places) })
-            json.add(keys.high, band.map { round($0.high, places) })
+            json.add(JSONLine.Key("\(name)_mean_7d"), band.map { round($0.mean, places) })
+            json.add(JSONLine.Key("\(name)_sd_30d"), band.map { round($0.deviation, places) })
+            json.add(JSONLine.Key("\(name)_low"), band.map { round($0.low, places) })
+            json.add(JSONLine.Key("\(name)_high"), band.map { round($0.high, places) })
             let verdict: String? =
                 if let band, let value { band.verdict(value).rawValue } else { nil }
-            json.add(keys.verdict, verdict)
+            json.add(JSONLine.Key("\(name)_verdict"), verdict)
         }
         json.add("path", path)
         return json.line

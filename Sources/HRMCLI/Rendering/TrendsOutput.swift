@@ -25,7 +25,7 @@ enum TrendsOutput {
         line.add("alpha1", period.alpha1.map { round($0, 3) })
         for zone in zones {
             line.add(
-                computedKey: "zone\(zone)_min",
+                JSONLine.Key("zone\(zone)_min"),
                 period.zoneSeconds.map { round(Double($0[zone] ?? 0) / 60, 1) })
         }
         return line.line

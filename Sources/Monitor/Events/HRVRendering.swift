@@ -24,21 +24,9 @@ package enum HRVRendering {
         for kind in ArtefactKind.allCases {
             let indexes = artefacts.filter { $0.kind == kind }.map(\.index).sorted()
             if kind == .removed, indexes.isEmpty { continue }
-            kinds.add(key(kind), indexes)
+            kinds.add(JSONLine.Key(kind.rawValue), indexes)
         }
         json.add("artefacts_at", object: kinds)
-    }
-
-    /// The kind's name as a JSON key: its raw value, as a literal.
-    private static func key(_ kind: ArtefactKind) -> StaticString {
-        switch kind {
-        case .missed: "missed"
-        case .extra: "extra"
-        case .ectopic: "ectopic"
-        case .long: "long"
-        case .short: "short"
-        case .removed: "removed"
-        }
     }
 
     /// `artefacts at RR: missed 150; extra 299 300; ectopic 450 451` (numbered from 0 in the

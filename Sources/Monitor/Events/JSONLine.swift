@@ -6,10 +6,23 @@
 /// append checks grapheme boundaries (about 90 % of a measurement line's cost when it was built
 /// that way), and an `[UInt8]` append checks uniqueness and capacity for every byte (half of what
 /// was left, #29). Here each field reserves its room once and writes its bytes. Keys are
-/// `StaticString`s, hrm's own literals: copied as they are, with no check for what to escape.
+/// `StaticString`s, hrm's own literals (`Key`): copied as they are, with no check for what to escape.
 ///
 /// Not copyable: the buffer has one owner, freed when the line goes.
 package struct JSONLine: ~Copyable {
+    /// A key: one of hrm's literals (`"bpm"`), copied as it is, or a name made at run time
+    /// (`JSONLine.Key("zone\(n)_min")`), escaped as any string is.
+    package struct Key: ExpressibleByStringLiteral {
+        fileprivate enum Name {
+            case literal(StaticString)
+            case computed(String)
+        }
+        fileprivate let name: Name
+
+        package init(stringLiteral literal: StaticString) { name = .literal(literal) }
+        package init(_ computed: String) { name = .computed(computed) }
+    }
+
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
@@ -30,54 +43,46 @@ package struct JSONLine: ~Copyable {
         base.deallocate()
     }
 
-    package mutating func add(_ key: StaticString, _ value: String?) {
+    package mutating func add(_ key: Key, _ value: String?) {
         appendKey(key)
         if let value { appendString(value) } else { appendNull() }
     }
 
-    package mutating func add(_ key: StaticString, _ value: Int?) {
+    package mutating func add(_ key: Key, _ value: Int?) {
         appendKey(key)
         if let value { appendInteger(value) } else { appendNull() }
     }
 
     /// A number as it is (the shortest form that reads back exactly); null for nil or NaN.
-    package mutating func add(_ key: StaticString, _ value: Double?) {
+    package mutating func add(_ key: Key, _ value: Double?) {
         appendKey(key)
         if let value { appendNumber(value) } else { appendNull() }
     }
 
-    /// A number under a key made at run time (`zone3_min`), escaped as any string value is.
-    package mutating func add(computedKey key: String, _ value: Double?) {
-        if !empty { put(UInt8(ascii: ",")) }
-        appendString(key)
-        put(UInt8(ascii: ":"))
-        if let value { appendNumber(value) } else { appendNull() }
-    }
-
-    package mutating func add(_ key: StaticString, _ value: Bool) {
+    package mutating func add(_ key: Key, _ value: Bool) {
         appendKey(key)
         put(value ? "true" : "false")
     }
 
-    package mutating func add(_ key: StaticString, _ values: [Int]) {
+    package mutating func add(_ key: Key, _ values: [Int]) {
         appendArray(key, values) { $0.appendInteger($1) }
     }
 
-    package mutating func add(_ key: StaticString, _ values: [Double]) {
+    package mutating func add(_ key: Key, _ values: [Double]) {
         appendArray(key, values) { $0.appendNumber($1) }
     }
 
-    package mutating func add(_ key: StaticString, _ values: [String]) {
+    package mutating func add(_ key: Key, _ values: [String]) {
         appendArray(key, values) { $0.appendString($1) }
     }
 
     /// Samples as integers (an ECG frame's microvolts).
-    package mutating func add(_ key: StaticString, _ values: [Int32]) {
+    package mutating func add(_ key: Key, _ values: [Int32]) {
         appendArray(key, values) { $0.appendInteger(Int($1)) }
     }
 
     /// Rows of three integers, `[[x,y,z],...]` (an acceleration frame's samples).
-    package mutating func add(_ key: StaticString, triples: [(x: Int32, y: Int32, z: Int32)]) {
+    package mutating func add(_ key: Key, triples: [(x: Int32, y: Int32, z: Int32)]) {
         appendArray(key, triples) { line, triple in
             line.put(UInt8(ascii: "["))
             line.appendInteger(Int(triple.x))
@@ -90,14 +95,14 @@ package struct JSONLine: ~Copyable {
     }
 
     /// A nested object.
-    package mutating func add(_ key: StaticString, object: borrowing JSONLine) {
+    package mutating func add(_ key: Key, object: borrowing JSONLine) {
         appendKey(key)
         put(UnsafeBufferPointer(start: object.base, count: object.count))
         put(UInt8(ascii: "}"))
     }
 
     /// A time as UTC to the millisecond (`Timestamp`'s form), written without a `String`.
-    package mutating func add(_ key: StaticString, _ time: Timestamp) {
+    package mutating func add(_ key: Key, _ time: Timestamp) {
         appendKey(key)
         reserve(Timestamp.width + 2)
         base[count] = UInt8(ascii: "\"")
@@ -165,20 +170,28 @@ package struct JSONLine: ~Copyable {
         literal.withUTF8Buffer { put($0) }
     }
 
-    private mutating func appendKey(_ key: StaticString) {
-        key.withUTF8Buffer { name in
-            reserve(name.count + 4)
-            if !empty {
-                base[count] = UInt8(ascii: ",")
+    @inline(__always)
+    private mutating func appendKey(_ key: Key) {
+        switch key.name {
+        case .literal(let literal):
+            literal.withUTF8Buffer { name in
+                reserve(name.count + 4)
+                if !empty {
+                    base[count] = UInt8(ascii: ",")
+                    count += 1
+                }
+                base[count] = UInt8(ascii: "\"")
                 count += 1
+                if let start = name.baseAddress { (base + count).update(from: start, count: name.count) }
+                count += name.count
+                base[count] = UInt8(ascii: "\"")
+                base[count + 1] = UInt8(ascii: ":")
+                count += 2
             }
-            base[count] = UInt8(ascii: "\"")
-            count += 1
-            if let start = name.baseAddress { (base + count).update(from: start, count: name.count) }
-            count += name.count
-            base[count] = UInt8(ascii: "\"")
-            base[count + 1] = UInt8(ascii: ":")
-            count += 2
+        case .computed(let name):
+            if !empty { put(UInt8(ascii: ",")) }
+            appendString(name)
+            put(UInt8(ascii: ":"))
         }
     }
 
@@ -192,7 +205,7 @@ package struct JSONLine: ~Copyable {
     }
 
     private mutating func appendArray<Element>(
-        _ key: StaticString, _ values: [Element], _ appendElement: (inout JSONLine, Element) -> Void
+        _ key: Key, _ values: [Element], _ appendElement: (inout JSONLine, Element) -> Void
     ) {
         appendKey(key)
         put(UInt8(ascii: "["))
@@ -211,14 +224,12 @@ package struct JSONLine: ~Copyable {
             count += 1
         }
         var magnitude = value.magnitude
-        var digits = 1
-        var scale: UInt = 10
-        while digits < 20, magnitude >= scale {
+        var digits = 0
+        var rest = magnitude
+        repeat {
             digits += 1
-            let (next, overflow) = scale.multipliedReportingOverflow(by: 10)
-            if overflow { break }
-            scale = next
-        }
+            rest /= 10
+        } while rest > 0
         var index = count + digits
         repeat {
             index -= 1
