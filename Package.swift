@@ -29,6 +29,32 @@ func buildGlibcVersion() -> (Int, Int)? {
     #endif
 }
 
+/// Where release builds find libdbus's archive to link it statically: the building machine's
+/// folder holding `libdbus-1.a` (a multiarch folder on Debian, whose libdbus-1-dev ships it) and
+/// its `dbus-1.0/include`, with glibc 2.36 or newer (as the other static links in `leanLink`); nil
+/// where there is none. Debug builds, and so the tests under `make test`, use the shared library.
+let staticLibDBusFolder: String? = {
+    #if canImport(Glibc)
+        guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36),
+            access("/usr/include/dbus-1.0/dbus/dbus.h", R_OK) == 0
+        else { return nil }
+        let folders = [
+            "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib/arm-linux-gnueabihf",
+            "/usr/lib/riscv64-linux-gnu", "/usr/lib64", "/usr/lib",
+        ]
+        return folders.first {
+            access($0 + "/libdbus-1.a", R_OK) == 0
+                && access($0 + "/dbus-1.0/include/dbus/dbus-arch-deps.h", R_OK) == 0
+        }
+    #else
+        return nil
+    #endif
+}()
+
+/// libdbus's headers when CDBus is not found through pkg-config (see the CDBus target).
+let libDBusIncludes: [String] =
+    staticLibDBusFolder.map { ["/usr/include/dbus-1.0", $0 + "/dbus-1.0/include"] } ?? []
+
 // How the executables are linked on Linux: fewer of their pages resident (Benchmarks/Watch/README.md,
 // "Peak RSS"). No dynamic symbol table of hrm's own functions: nothing looks them up (Swift's
 // static-stdlib link exports them all), and the loader no longer reads 9,300 of them. With glibc
@@ -48,7 +74,20 @@ let leanLink: [LinkerSetting] = {
     if let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) {
         settings.append(
             .unsafeFlags(
-                ["-L", Context.packageDirectory + "/packaging/static-link"],
+                [
+                    "-L", Context.packageDirectory + "/packaging/static-link", "-Xclang-linker",
+                    "-static-libgcc",
+                ],
+                .when(platforms: [.linux], configuration: .release)))
+    }
+    // libdbus too, where the distribution ships its archive (Debian's libdbus-1-dev does): the
+    // shared library loads libsystemd and six more (lz4, zstd, lzma, gcrypt, gpg-error, cap) that
+    // hrm never calls, 1.0 MiB resident at every start. packaging/static-link/dbus's
+    // `libdbus-1.so` names the archive; CDBusShims stubs the archive's two libsystemd functions.
+    if staticLibDBusFolder != nil {
+        settings.append(
+            .unsafeFlags(
+                ["-L", Context.packageDirectory + "/packaging/static-link/dbus"],
                 .when(platforms: [.linux], configuration: .release)))
     }
     return settings
@@ -208,7 +247,7 @@ let package = Package(
         // function.
         .target(name: "CTOMLShims"),
         .executableTarget(
-            name: "hrm", dependencies: ["HRMCLI"], swiftSettings: strict,
+            name: "hrm", dependencies: ["HRMCLI", "Threads"], swiftSettings: strict,
             linkerSettings: leanLink + hotFunctionsFirst("hrm")),
         // `hrm serve`'s web server (Hummingbird on SwiftNIO), an executable of its own that `hrm
         // serve` runs in its place: the server's libraries stay out of `hrm watch`.
@@ -236,15 +275,27 @@ let package = Package(
 
         // libdbus-1 through pkg-config (Debian keeps dbus-arch-deps.h in an arch folder), and the
         // few C shims Swift cannot call directly; the Swift D-Bus layer on top hides both.
-        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
-        .target(name: "CDBusShims", dependencies: ["CDBus"]),
+        // Where release builds link the archive (staticLibDBusFolder), not through pkg-config: the
+        // `-L/usr/lib/<arch>` it adds would come first on the link line and find the shared
+        // library before packaging/static-link/dbus's script; the headers' folders are given here.
+        staticLibDBusFolder == nil
+            ? .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])])
+            : .systemLibrary(name: "CDBus", providers: [.apt(["libdbus-1-dev"])]),
+        .target(
+            name: "CDBusShims", dependencies: ["CDBus"],
+            cSettings: staticLibDBusFolder == nil
+                ? []
+                : [
+                    .unsafeFlags(libDBusIncludes.map { "-I" + $0 }),
+                    .define("HRM_STATIC_LIBDBUS", .when(configuration: .release)),
+                ]),
         // Logging: a caller's swift-log Logger (none by default) sees every call and its outcome.
         .target(
             name: "DBus",
             dependencies: [
                 "CDBus", "CDBusShims", "Threads", .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict),
+            swiftSettings: strict + [.unsafeFlags(libDBusIncludes.flatMap { ["-Xcc", "-I" + $0] })]),
         // D-Bus round-trip and signal-throughput benchmark (run by `make bench-dbus`).
         .executableTarget(
             name: "dbus-bench", dependencies: ["DBus"], path: "Benchmarks/DBus/dbus-bench",

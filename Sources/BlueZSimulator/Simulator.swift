@@ -359,17 +359,22 @@ public actor Simulator {
         nextHurryWaiter += 1
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
-            group.addTask { await self.hurried(id) }
+            group.addTask { await self.hurried(id, seconds: seconds) }
             await group.next()
             group.cancelAll()
         }
     }
 
     /// Returns when `settle` begins (or at once when it has, or when cancelled).
-    private func hurried(_ id: Int) async {
+    private func hurried(_ id: Int, seconds: Double) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if hurrying || Task.isCancelled {
+                if Task.isCancelled {
+                    continuation.resume()
+                } else if hurrying {
+                    // `settle` began after `pause` looked and before this child started (the
+                    // actor ran it in between): the pause is skipped, as one that came after.
+                    log.record("pause-skipped", ["seconds": seconds])
                     continuation.resume()
                 } else {
                     hurryWaiters[id] = continuation

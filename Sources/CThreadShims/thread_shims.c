@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "thread_shims.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -21,3 +22,5 @@ static _Thread_local int hrm_dedicated;
 void hrm_mark_dedicated_thread(void) { hrm_dedicated = 1; }
 
 int hrm_is_dedicated_thread(void) { return hrm_dedicated; }
+
+void hrm_use_one_malloc_arena(void) { (void)mallopt(M_ARENA_MAX, 1); }

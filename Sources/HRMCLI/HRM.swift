@@ -39,7 +39,7 @@ public struct HRM: AsyncParsableCommand {
             exit(withError: ExitCode(64))  // EX_USAGE, as ArgumentParser's own usage errors
         }
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parse(arguments)
             // Once, before anything logs: -v of the commands that have it, else HRM_LOG. Not for
             // serve: hrm-serve, which it runs in its place, starts its own (a bad HRM_LOG is
             // reported once).
@@ -53,5 +53,24 @@ public struct HRM: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// The command `arguments` name. A subcommand's arguments are parsed by that subcommand
+    /// alone first: the parser, given `hrm watch ...`, builds the whole option set of `watch`
+    /// more times by reflection while it looks for `watch` (7.6 of the parse's 37 million
+    /// instructions at every start; Benchmarks/Watch/README.md, "Issue #29, third session").
+    /// Anything that does not parse so into that subcommand (`--help`, a usage error, a nested
+    /// subcommand, no subcommand) goes through the root's parse, which says what it always did.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        if let first = arguments.first,
+            let subcommand = configuration.subcommands.first(where: { $0.configuration.commandName == first }
+            ),
+            let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
+            // Not the parser's own (help, a nested subcommand): those read the whole tree.
+            type(of: command) == subcommand
+        {
+            return command
+        }
+        return try parseAsRoot(arguments)
     }
 }

@@ -16,7 +16,6 @@ import Threads
 
 /// `hrm-serve`: what `hrm serve` runs. The same options as `hrm serve` (both parse `WatchArguments`
 /// and `ServeArguments`).
-@main
 struct ServeMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hrm serve", abstract: ServeCommand.configuration.abstract,

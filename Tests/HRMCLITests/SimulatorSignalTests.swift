@@ -78,7 +78,8 @@ import Testing
         // Either the Disconnect's pause was still on when the command had gone, and was cut short
         // (the link down right after); or a loaded machine took longer than the pause to reap
         // the command and the link was down already; or the Disconnect reached hrm-sim only after
-        // the command had gone, and its pause was skipped: never a settle that waits it out.
+        // the command had gone (or its pause began as the command went), and its pause was
+        // skipped: never a settle that waits it out.
         let cut = records[settle]["pauses-cut-short"] as? Int
         let skipped =
             down > settle && records[settle..<down].contains { $0["event"] as? String == "pause-skipped" }

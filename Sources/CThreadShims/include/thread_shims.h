@@ -24,4 +24,8 @@ void hrm_mark_dedicated_thread(void);
 // 1 on a thread marked by hrm_mark_dedicated_thread, else 0.
 int hrm_is_dedicated_thread(void);
 
+// mallopt(M_ARENA_MAX, 1): <malloc.h> is not in Glibc's Swift overlay. glibc gives each thread that
+// allocates an arena of its own, each with pages of its own resident; hrm's threads allocate little.
+void hrm_use_one_malloc_arena(void);
+
 #endif
