@@ -24,3 +24,5 @@ void hrm_mark_dedicated_thread(void) { hrm_dedicated = 1; }
 int hrm_is_dedicated_thread(void) { return hrm_dedicated; }
 
 void hrm_use_one_malloc_arena(void) { (void)mallopt(M_ARENA_MAX, 1); }
+
+void hrm_trim_malloc(void) { (void)malloc_trim(0); }

@@ -25,4 +25,8 @@ public enum MainThread {
         Task.detached { await body() }
         while true { pause() }
     }
+
+    /// Gives the pages of memory freed so far back to the kernel (glibc's malloc_trim): for a
+    /// program that frees much of what its start allocated (hrm's argument parsing).
+    public static func trimFreedMemory() { hrm_trim_malloc() }
 }

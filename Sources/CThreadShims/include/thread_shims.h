@@ -28,4 +28,7 @@ int hrm_is_dedicated_thread(void);
 // allocates an arena of its own, each with pages of its own resident; hrm's threads allocate little.
 void hrm_use_one_malloc_arena(void);
 
+// malloc_trim(0): gives the pages of freed heap memory back to the kernel.
+void hrm_trim_malloc(void);
+
 #endif
