@@ -29,6 +29,10 @@ func buildGlibcVersion() -> (Int, Int)? {
     #endif
 }
 
+/// Where Debian (and most distributions) put libdbus's headers; dbus-arch-deps.h is in the
+/// library's folder (see `staticLibDBusFolder`).
+let libDBusHeaders = "/usr/include/dbus-1.0"
+
 /// Where release builds find libdbus's archive to link it statically: the building machine's
 /// folder holding `libdbus-1.a` (a multiarch folder on Debian, whose libdbus-1-dev ships it) and
 /// its `dbus-1.0/include`, with glibc 2.36 or newer (as the other static links in `leanLink`); nil
@@ -36,7 +40,7 @@ func buildGlibcVersion() -> (Int, Int)? {
 let staticLibDBusFolder: String? = {
     #if canImport(Glibc)
         guard let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36),
-            access("/usr/include/dbus-1.0/dbus/dbus.h", R_OK) == 0
+            access(libDBusHeaders + "/dbus/dbus.h", R_OK) == 0
         else { return nil }
         let folders = [
             "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib/arm-linux-gnueabihf",
@@ -53,7 +57,7 @@ let staticLibDBusFolder: String? = {
 
 /// libdbus's headers when CDBus is not found through pkg-config (see the CDBus target).
 let libDBusIncludes: [String] =
-    staticLibDBusFolder.map { ["/usr/include/dbus-1.0", $0 + "/dbus-1.0/include"] } ?? []
+    staticLibDBusFolder.map { [libDBusHeaders, $0 + "/dbus-1.0/include"] } ?? []
 
 // How the executables are linked on Linux: fewer of their pages resident (Benchmarks/Watch/README.md,
 // "Peak RSS"). No dynamic symbol table of hrm's own functions: nothing looks them up (Swift's
@@ -70,7 +74,8 @@ let leanLink: [LinkerSetting] = {
     // In release builds libstdc++ (which only the Swift runtime uses) is linked statically, as
     // the Swift runtime itself is: the shared library's 6,000 exported symbols and its pages cost
     // 0.9 MiB at every start (Benchmarks/Watch/README.md). packaging/static-link holds a
-    // `libstdc++.so` that is a linker script naming the archive, found before the real one.
+    // `libstdc++.so` that is a linker script naming the archive, found before the real one. So is
+    // libgcc (`-static-libgcc`): libgcc_s was mapped for its unwinder alone.
     if let (major, minor) = buildGlibcVersion(), (major, minor) >= (2, 36) {
         settings.append(
             .unsafeFlags(

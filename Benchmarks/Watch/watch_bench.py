@@ -85,8 +85,6 @@ def osc_drain():
     return sink.getsockname()[1]
 
 
-
-
 def inner(args):
     """Runs hrm watch (inside hrm-sim), records each line's arrival and hrm's CPU, writes JSON."""
     command = [args.hrm, "watch", ADDRESS, "--json", "--duration", str(args.duration)]

@@ -1,6 +1,6 @@
 // libdbus's archive calls two libsystemd functions, both for a bus *server* started by systemd's
 // socket activation (dbus-daemon's --systemd-activation), which a client never is. Linking the
-// archive (Package.swift, staticLibDBus) with these stubs keeps libsystemd and the six libraries
+// archive (Package.swift, staticLibDBusFolder) with these stubs keeps libsystemd and the six libraries
 // it loads out of hrm's process. Compiled only for that link: with the shared libdbus, libsystemd
 // provides them.
 #ifdef HRM_STATIC_LIBDBUS

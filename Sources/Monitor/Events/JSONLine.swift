@@ -5,8 +5,9 @@
 /// the line is built as UTF-8 bytes in a buffer of its own and made a `String` once: a `String`
 /// append checks grapheme boundaries (about 90 % of a measurement line's cost when it was built
 /// that way), and an `[UInt8]` append checks uniqueness and capacity for every byte (half of what
-/// was left, #29). Here each field reserves its room once and writes its bytes. Keys are
-/// `StaticString`s, hrm's own literals (`Key`): copied as they are, with no check for what to escape.
+/// was left, #29). Here each field reserves its room once and writes its bytes. A `Key` is mostly
+/// one of hrm's literals, copied as it is with no check for what to escape; a key made at run time
+/// is escaped as any string is.
 ///
 /// Not copyable: the buffer has one owner, freed when the line goes.
 package struct JSONLine: ~Copyable {
