@@ -136,8 +136,7 @@ final class StdoutSink: EventSink {
             }
             if let message, !live || !queue(message, &state) { state.diagnostics.append(message) }
             // The renderers end their lines themselves (a live line has none).
-            guard let text = state.renderer.render(event) else { return !output.closed }
-            return output.append(text)
+            return state.renderer.write(event) { output.append($0) } ?? !output.closed
         }
         if !open { closed() }
     }

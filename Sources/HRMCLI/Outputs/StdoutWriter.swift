@@ -104,16 +104,19 @@ final class StdoutWriter: Sendable {
     @discardableResult
     func append(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { bytes in
-            state.withLock { state in
-                guard !state.closed else { return false }
-                if state.pending.count + state.errorBytes + bytes.count > bound {
-                    state.dropped += 1
-                } else {
-                    state.pending.append(contentsOf: bytes)
-                }
-                return true
+        return text.withUTF8 { append($0) }
+    }
+
+    /// Queues `bytes` as `append(_:)` queues a text.
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            if state.pending.count + state.errorBytes + bytes.count > bound {
+                state.dropped += 1
+            } else {
+                state.pending.append(contentsOf: bytes)
             }
+            return true
         }
     }
 

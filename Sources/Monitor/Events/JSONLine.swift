@@ -40,6 +40,13 @@ package struct JSONLine: ~Copyable {
         add("type", type)
     }
 
+    /// A line whose `type` is one of hrm's literals (`"measurement"`), copied with no check for
+    /// what to escape.
+    package init(literalType type: StaticString) {
+        self.init()
+        add("type", literal: type)
+    }
+
     deinit {
         base.deallocate()
     }
@@ -47,6 +54,20 @@ package struct JSONLine: ~Copyable {
     package mutating func add(_ key: Key, _ value: String?) {
         appendKey(key)
         if let value { appendString(value) } else { appendNull() }
+    }
+
+    /// A string value that is one of hrm's literals (an event's type, an enum's identifier):
+    /// copied as it is, with no check for what to escape.
+    package mutating func add(_ key: Key, literal value: StaticString) {
+        appendKey(key)
+        value.withUTF8Buffer { utf8 in
+            reserve(utf8.count + 2)
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+            put(utf8)
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+        }
     }
 
     package mutating func add(_ key: Key, _ value: Int?) {
@@ -75,6 +96,21 @@ package struct JSONLine: ~Copyable {
 
     package mutating func add(_ key: Key, _ values: [String]) {
         appendArray(key, values) { $0.appendString($1) }
+    }
+
+    /// The integers `value` makes of each of `values`, as an array: no array made in between
+    /// (a measurement's RR intervals, for every notification).
+    package mutating func add<Values: Sequence>(
+        _ key: Key, integersOf values: Values, _ value: (Values.Element) -> Int
+    ) {
+        appendArray(key, values) { $0.appendInteger(value($1)) }
+    }
+
+    /// The numbers `value` makes of each of `values`, as an array: no array made in between.
+    package mutating func add<Values: Sequence>(
+        _ key: Key, numbersOf values: Values, _ value: (Values.Element) -> Double
+    ) {
+        appendArray(key, values) { $0.appendNumber(value($1)) }
     }
 
     /// Samples as integers (an ECG frame's microvolts).
@@ -131,6 +167,17 @@ package struct JSONLine: ~Copyable {
             }
             return end
         }
+    }
+
+    /// The finished object's bytes, with a newline after it if asked, lent to `body`: no `String`
+    /// made (stdout's queue copies them). The line can still be added to afterwards.
+    package mutating func withFinishedBytes<Result>(
+        newline: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        reserve(2)
+        base[count] = UInt8(ascii: "}")
+        if newline { base[count + 1] = UInt8(ascii: "\n") }
+        return body(UnsafeBufferPointer(start: base, count: count + (newline ? 2 : 1)))
     }
 
     /// A Double as JSON: the shortest form that reads back exactly (825.1953125), never NaN.
@@ -205,13 +252,15 @@ package struct JSONLine: ~Copyable {
         text.withUTF8 { put($0) }
     }
 
-    private mutating func appendArray<Element>(
-        _ key: Key, _ values: [Element], _ appendElement: (inout JSONLine, Element) -> Void
+    private mutating func appendArray<Values: Sequence>(
+        _ key: Key, _ values: Values, _ appendElement: (inout JSONLine, Values.Element) -> Void
     ) {
         appendKey(key)
         put(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { put(UInt8(ascii: ",")) }
+        var first = true
+        for value in values {
+            if !first { put(UInt8(ascii: ",")) }
+            first = false
             appendElement(&self, value)
         }
         put(UInt8(ascii: "]"))

@@ -5,11 +5,11 @@ package enum MeasurementRendering {
     /// Adds the measurement fields of the JSON contract (`bpm` ... `format`) to `json`.
     package static func addFields(of m: HeartRateMeasurement, to json: inout JSONLine) {
         json.add("bpm", Int(m.heartRate))
-        json.add("contact", m.sensorContact.identifier)
+        json.add("contact", literal: m.sensorContact.literal)
         json.add("energy_kj", m.energyExpended.map(Int.init))
-        json.add("rr_1024", m.rrIntervals.map { Int($0.ticks) })
-        json.add("rr_ms", m.rrIntervals.milliseconds)
-        json.add("format", m.valueFormat.rawValue)
+        json.add("rr_1024", integersOf: m.rrIntervals) { Int($0.ticks) }
+        json.add("rr_ms", numbersOf: m.rrIntervals) { $0.milliseconds }
+        json.add("format", literal: m.valueFormat.literal)
     }
 
     /// `72 bpm  contact detected  energy 258 kJ  RR 1000 825 ms`: RR in whole milliseconds,
@@ -40,12 +40,31 @@ package enum MeasurementRendering {
 }
 
 extension HeartRateMeasurement.SensorContact {
+    /// `identifier` as a literal, for a JSON line (no check for what to escape).
+    package var literal: StaticString {
+        switch self {
+        case .unsupported: "unsupported"
+        case .notDetected: "not_detected"
+        case .detected: "detected"
+        }
+    }
+
     /// Words for people: "detected", "not detected", "unsupported".
     package var text: String {
         switch self {
         case .unsupported: "unsupported"
         case .notDetected: "not detected"
         case .detected: "detected"
+        }
+    }
+}
+
+extension HeartRateMeasurement.ValueFormat {
+    /// `rawValue` as a literal, for a JSON line (no check for what to escape).
+    package var literal: StaticString {
+        switch self {
+        case .uint8: "uint8"
+        case .uint16: "uint16"
         }
     }
 }

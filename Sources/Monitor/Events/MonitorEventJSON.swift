@@ -14,7 +14,25 @@ package enum MonitorEventJSON {
     package static func line(
         _ event: MonitorEvent, monotonicMilliseconds: Double?, hex: String?, newline: Bool = false
     ) -> String {
-        var json = JSONLine(type: typeName(event.kind))
+        var json = JSONLine(literalType: typeLiteral(event.kind))
+        addFields(of: event, to: &json, monotonicMilliseconds: monotonicMilliseconds, hex: hex)
+        return json.finished(newline: newline)
+    }
+
+    /// The event's line, with a newline after it if asked, lent to `body` as bytes: `watch
+    /// --json`'s way to stdout, with no `String` made per notification.
+    package static func withLine<Result>(
+        _ event: MonitorEvent, newline: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        var json = JSONLine(literalType: typeLiteral(event.kind))
+        addFields(of: event, to: &json, monotonicMilliseconds: nil, hex: nil)
+        return json.withFinishedBytes(newline: newline, body)
+    }
+
+    /// Everything after `type`.
+    private static func addFields(
+        of event: MonitorEvent, to json: inout JSONLine, monotonicMilliseconds: Double?, hex: String?
+    ) {
         json.add("time", event.time)
         if let monotonicMilliseconds { json.add("mono_ms", monotonicMilliseconds) }
         if let device = event.device { json.add("device", device) }
@@ -72,10 +90,14 @@ package enum MonitorEventJSON {
             json.add("sensor_ns", Int(clamping: beat.sensorNanoseconds))
             json.add("rr_ms", beat.rrMilliseconds)
         }
-        return json.finished(newline: newline)
     }
 
     package static func typeName(_ kind: MonitorEvent.Kind) -> String {
+        typeLiteral(kind).description
+    }
+
+    /// `typeName` as a literal, copied into a line with no check for what to escape.
+    package static func typeLiteral(_ kind: MonitorEvent.Kind) -> StaticString {
         switch kind {
         case .device: "device"
         case .status: "status"

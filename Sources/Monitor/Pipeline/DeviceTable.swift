@@ -30,6 +30,22 @@ package struct DeviceTable<Value> {
         }
     }
 
+    /// Changes the value for `device` in place with `change`, the value made by `makeValue` first
+    /// when there is none yet. For every notification: the subscript's `_modify` costs two heap
+    /// allocations per call (its coroutine's captures), this none.
+    package mutating func update<Result>(
+        _ device: String, default makeValue: @autoclosure () -> Value, _ change: (inout Value) -> Result
+    ) -> Result {
+        let index: Int
+        if let found = entries.firstIndex(where: { $0.device == device }) {
+            index = found
+        } else {
+            entries.append((device, makeValue()))
+            index = entries.count - 1
+        }
+        return change(&entries[index].value)
+    }
+
     /// Adds `device` with the value `makeValue` makes, unless it is here already.
     package mutating func add(_ device: String, _ makeValue: @autoclosure () -> Value) {
         if !entries.contains(where: { $0.device == device }) { entries.append((device, makeValue())) }

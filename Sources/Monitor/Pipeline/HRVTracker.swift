@@ -65,17 +65,19 @@ package final class HRVTracker: EventProcessor {
                 if straps[device] != nil { straps[device, default: Strap(settings)].endRun() }
                 return
             }
-            let metrics = straps[device, default: Strap(settings)].add(
-                milliseconds: rr, at: event.time.millisecondsSinceEpoch, every: settings.every)
+            let metrics = straps.update(device, default: Strap(settings)) {
+                $0.add(milliseconds: rr, at: event.time.millisecondsSinceEpoch, every: settings.every)
+            }
             if let metrics {
                 let artefacts = straps[device]?.session.metrics().artefacts ?? 0
                 emit(event.followedBy(.hrv(metrics, sessionArtefacts: artefacts)))
             }
         case .measurement(let m, _) where !m.rrIntervals.isEmpty && settings.source == .strap:
-            // In place (the default subscript's modify, its default made only when missing): a
-            // copy would copy the window's beats per notification.
-            let metrics = straps[device, default: Strap(settings)].add(
-                m.rrIntervals, at: event.time.millisecondsSinceEpoch, every: settings.every)
+            // In place (its default made only when missing): a copy would copy the window's beats
+            // per notification.
+            let metrics = straps.update(device, default: Strap(settings)) {
+                $0.add(m.rrIntervals, at: event.time.millisecondsSinceEpoch, every: settings.every)
+            }
             if let metrics {
                 let artefacts = straps[device]?.session.metrics().artefacts ?? 0
                 emit(event.followedBy(.hrv(metrics, sessionArtefacts: artefacts)))

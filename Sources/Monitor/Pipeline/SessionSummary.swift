@@ -44,7 +44,9 @@ package final class SessionSummary: EventProcessor {
         case .status(.disconnected, _), .status(.reconnecting, _):
             tallies[device, default: Tally(zones)].disconnect(at: now)
         case .measurement(let m, let zone):
-            tallies[device, default: Tally(zones)].add(bpm: Int(m.heartRate), zone: zone, at: now)
+            tallies.update(device, default: Tally(zones)) {
+                $0.add(bpm: Int(m.heartRate), zone: zone, at: now)
+            }
         default:
             tallies.add(device, Tally(zones))
         }
