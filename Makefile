@@ -29,6 +29,13 @@ RELEASE_BIN := .build/release
 # Man pages and completions made from the release binaries, so that install only copies.
 RELEASE_DOCS := .build/release-docs
 PROGRAMS := hrm hrm-sim hrm-serve
+# How every release build here compiles and links (make release, the benchmarks, hot-functions):
+# one set of flags, because SwiftPM rebuilds everything when two builds' flags differ. The Swift
+# runtime statically; every function in a section of its own, the dependencies' too (Package.swift
+# can set that only for hrm's own targets), so that the link puts the functions a run executes side
+# by side (Package.swift's `hotFunctionsFirst`) without dragging the rest of their files along:
+# Benchmarks/Watch/README.md, "Issue #29, fourth session".
+RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections
 # A PREFIX other than /usr/local is compiled into hrm-sim, which looks there for its scenarios when
 # its binary is copied out of PREFIX/bin. The default passes nothing, so that the benchmarks'
 # release builds (without it) reuse this one.
@@ -42,7 +49,7 @@ endif
 # through swift-argument-parser (Utilities/Foundation.swift). hrm never writes through it (its
 # files go through write(2) with O_EXCL), so the warning concerns code hrm does not run.
 release:
-	$(SWIFT) build -c release --static-swift-stdlib $(RELEASE_PREFIX_FLAGS) $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) $(RELEASE_PREFIX_FLAGS) $(SWIFT_BUILD_FLAGS)
 	@$(MAKE) --no-print-directory release-docs
 
 # swift-argument-parser's generate-manual, built from the copy SwiftPM already checked out: its
@@ -132,8 +139,8 @@ bench-hrv:
 # hrm watch --ecg --acc costs against hrm watch (CPU, peak RSS) on hrm-sim's H10.
 bench-ecg:
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark --target ECGBenchmarks --no-progress $(BENCH_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/ECG/ecg_watch_bench.py \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
@@ -225,8 +232,8 @@ clean:
 # Benchmarks/Watch/README.md.
 # The binaries are built as `make release` builds them (static Swift runtime), as installed.
 bench-watch:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
@@ -234,8 +241,8 @@ bench-watch:
 # consumer latency and what the relay costs hrm watch, in pairs without and with it. See
 # Benchmarks/Relay/README.md; the real-BlueZ latency is in the lab check's output.
 bench-relay:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Relay/relay_bench.py \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
@@ -243,8 +250,8 @@ bench-relay:
 # latency to a paho-mqtt subscriber and CPU per notification with and without --mqtt. See
 # Benchmarks/MQTT/README.md. paho-mqtt comes into .build/mqtt-venv.
 bench-mqtt:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	test -x .build/mqtt-venv/bin/python || { /usr/bin/python3 -m venv .build/mqtt-venv && .build/mqtt-venv/bin/pip install -q paho-mqtt; }
 	/usr/bin/python3 Benchmarks/MQTT/mqtt_bench.py --python .build/mqtt-venv/bin/python \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
@@ -253,8 +260,8 @@ bench-mqtt:
 # strap back after a drop -> subscribed). bleak from .build/bleak-venv (made by .ci/run), else
 # Debian's. See Benchmarks/FirstBeat/README.md.
 bench-first-beat:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/FirstBeat/first_beat.py \
 		--python "$$(test -x .build/bleak-venv/bin/python && echo .build/bleak-venv/bin/python || echo /usr/bin/python3)" \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
@@ -263,9 +270,9 @@ bench-first-beat:
 # client, hrm-serve's CPU per notification and peak RSS. See Benchmarks/Serve/README.md. The clients
 # use Python's websockets from .build/serve-venv (the venv the tests use).
 bench-serve:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-serve $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-serve $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	test -x .build/serve-venv/bin/python && .build/serve-venv/bin/python -c 'import websockets.asyncio.client' 2>/dev/null \
 		|| { rm -rf .build/serve-venv && /usr/bin/python3 -m venv .build/serve-venv && .build/serve-venv/bin/pip install -q websockets; }
 	/usr/bin/python3 Benchmarks/Serve/serve_bench.py --python .build/serve-venv/bin/python \
@@ -273,7 +280,7 @@ bench-serve:
 
 # hrm export of a generated 3-hour 1 Hz session with RR intervals, to every format (target: < 1 s).
 bench-export:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Export/export_bench.py --hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm"
 
 # hrm sessions over a year of daily one-hour recordings (365 files, kept in .build/bench-library):
@@ -283,13 +290,13 @@ bench-export:
 .PHONY: bench-library
 bench: bench-library
 bench-library:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Library/library_bench.py --hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" $(LIBRARY_BENCH_FLAGS)
 
 # The same harness with a minimal C reader of the AcquireNotify socket in hrm's place: what this
 # machine costs any reader (its RSS is the Python launcher's and means nothing).
 bench-watch-floor:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	@mkdir -p .build
 	cc -O2 -Wall -Wextra -o .build/floor_reader Benchmarks/Watch/floor/floor_reader.c
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py --label "floor reader (C)" \
@@ -300,11 +307,11 @@ bench-watch-floor:
 # after changes to what watch or serve do, and commit the files; a stale file costs pages, never a
 # build.
 hot-functions:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 packaging/hot-functions/hot_functions.py --out packaging/hot-functions/hrm.order \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-serve $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-serve $(SWIFT_BUILD_FLAGS)
 	test -x .build/serve-venv/bin/python && .build/serve-venv/bin/python -c 'import websockets.asyncio.client' 2>/dev/null \
 		|| { rm -rf .build/serve-venv && /usr/bin/python3 -m venv .build/serve-venv && .build/serve-venv/bin/pip install -q websockets; }
 	/usr/bin/python3 Benchmarks/Serve/order_file.py --python .build/serve-venv/bin/python \
@@ -318,8 +325,8 @@ hot-functions:
 # and peak RSS against bleak's), and hrm --version's start-up. bleak comes into .build/bleak-venv
 # (as .ci/run makes it). See Benchmarks/Watch/README.md.
 bench-watch-compare:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	@mkdir -p .build
 	cc -O2 -Wall -Wextra -o .build/floor_reader Benchmarks/Watch/floor/floor_reader.c
 	test -x .build/bleak-venv/bin/python || { /usr/bin/python3 -m venv .build/bleak-venv && .build/bleak-venv/bin/pip install -q bleak; }
@@ -328,7 +335,7 @@ bench-watch-compare:
 
 # D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
 bench-dbus:
-	$(SWIFT) build -c release --product dbus-bench $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product dbus-bench $(SWIFT_BUILD_FLAGS)
 	dbus-run-session --config-file=Benchmarks/DBus/bus.conf -- \
 		"$$($(SWIFT) build -c release --show-bin-path)/dbus-bench"
 
@@ -336,7 +343,7 @@ bench-dbus:
 # RSS and open fds sampled every 10 s, every notification sent printed once. See Benchmarks/Soak.
 SOAK_MINUTES ?= 30
 bench-soak:
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	/usr/bin/python3 Benchmarks/Soak/soak.py --minutes $(SOAK_MINUTES) \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
