@@ -4,7 +4,8 @@
 
 hrm serve runs under callgrind inside hrm-sim for --duration seconds at 200 notifications/s, with
 WebSocket and SSE clients and a fetch of each page; every function callgrind saw run (start-up,
-streaming, shutdown) is listed, in the order callgrind first names it. The linker puts those
+streaming, shutdown) is listed, in the order callgrind first names it, but for a name that
+several objects define (hot_functions.py's `defined_once`). The linker puts those
 functions' sections first in .text, so that the pages they share are few: the kernel maps a file's
 pages 64 KiB at a time around each one touched (fault-around), and run code scattered over the
 whole text makes most of it resident.
@@ -30,6 +31,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_bench import ADDRESS, scenario  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "packaging", "hot-functions"))
+from hot_functions import defined_once  # noqa: E402
 
 
 def inner(args):
@@ -115,6 +118,9 @@ def main():
                     continue
                 seen.add(name)
                 names.append(name)
+        # As hrm's order: a name several objects define would move each one's section.
+        unique = defined_once(os.path.join(bin_dir, "hrm-serve"))
+        names = [name for name in names if name in unique]
     if len(names) < 1000:
         sys.exit(f"only {len(names)} functions seen: did hrm serve run?")
     with open(args.order, "w") as f:
