@@ -58,14 +58,16 @@ package final class EventPipeline: Sendable {
         stages.withLock { stages in
             Self.run(event, from: 0, stages.processors, stages.sinks)
         }
-        for sink in sinks { sink.afterSend() }
+        // Each sink used where it is: a copy taken out of the array is retained and released,
+        // through the slow path for a sink something holds weakly (stdout's), per notification.
+        for index in sinks.indices { sinks[index].afterSend() }
     }
 
     private static func run(
         _ event: MonitorEvent, from index: Int, _ processors: [any EventProcessor], _ sinks: [any EventSink]
     ) {
         guard index < processors.count else {
-            for sink in sinks { sink.receive(event) }
+            for sink in sinks.indices { sinks[sink].receive(event) }
             return
         }
         processors[index].process(event) { run($0, from: index + 1, processors, sinks) }
