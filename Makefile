@@ -34,8 +34,10 @@ PROGRAMS := hrm hrm-sim hrm-serve
 # runtime statically; every function in a section of its own, the dependencies' too (Package.swift
 # can set that only for hrm's own targets), so that the link puts the functions a run executes side
 # by side (Package.swift's `hotFunctionsFirst`) without dragging the rest of their files along:
-# Benchmarks/Watch/README.md, "Issue #29, fourth session".
-RELEASE := -c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections
+# Benchmarks/Watch/README.md, "Issue #29, fourth session". No $ORIGIN run path: hrm loads no
+# library of its own, and with one the loader looked for libm and libc in the binary's folder
+# first (22 failed system calls at every start, and a folder a user may write to).
+RELEASE := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -Xfrontend -Xswiftc -function-sections
 # A PREFIX other than /usr/local is compiled into hrm-sim, which looks there for its scenarios when
 # its binary is copied out of PREFIX/bin. The default passes nothing, so that the benchmarks'
 # release builds (without it) reuse this one.

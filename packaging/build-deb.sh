@@ -48,7 +48,7 @@ mkdir -p "$shlib/debian"
 printf 'Source: hrm\n\nPackage: hrm\nArchitecture: any\n' > "$shlib/debian/control"
 binaries=()
 for program in hrm hrm-sim hrm-serve; do binaries+=("$PWD/$stage/usr/bin/$program"); done
-# (Its warnings about SwiftPM's $ORIGIN rpath and the missing DEBIAN folder are expected.)
+# (Its warning about the missing DEBIAN folder is expected.)
 depends=$(cd "$shlib" && dpkg-shlibdeps -O "${binaries[@]}" 2>"$shlib/stderr" | sed -n 's/^shlibs:Depends=//p')
 if [ -z "$depends" ]; then
     echo "make deb: dpkg-shlibdeps (from dpkg-dev) found no dependencies: $(grep -v warning: "$shlib/stderr")" >&2
