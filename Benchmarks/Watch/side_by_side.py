@@ -9,6 +9,8 @@ client always goes first; the report gives each client's medians over the pairs 
   whole-run CPU    hrm / bleak              goal <= 0.25   (user + system, start to exit)
   peak RSS         hrm / bleak              goal <= 0.4    (/usr/bin/time's %M)
 
+Each client's "fixed ms" is its whole run's CPU less the streaming phase's CPU per notification
+times the lines it printed: its start, connection and end (a Python launcher's included).
 Then `hrm --version`'s start-up (CPU and peak RSS, five runs, medians).
 """
 import argparse
@@ -33,6 +35,10 @@ def one(label, command, sim, rounds):
         "cpu_us": statistics.median(r["cpu_us"] for r in rows),
         "cpu_total_s": statistics.median(r["cpu_total_s"] for r in rows),
         "rss_mib": statistics.median(r["rss_mib"] for r in rows),
+        # What the run cost besides its notifications (start, connection, end): the whole run's
+        # CPU less the streaming phase's per-notification cost times the lines printed.
+        "fixed_ms": statistics.median((r["cpu_total_s"] - r["cpu_us"] * r["received"] / 1e6) * 1000
+                                      for r in rows),
         "lost": sum(r["lost"] + r["duplicates"] for r in rows),
     }
 
@@ -82,10 +88,11 @@ def main():
     print(f"\nmedians of {args.pairs} interleaved runs "
           f"(each the median of {args.rounds} round{'s' if args.rounds > 1 else ''}):")
     print(f"  {'client':8} {'p99 ms':>8} {'median ms':>10} {'CPU us/notif':>13} {'whole-run CPU s':>16} "
-          f"{'peak RSS MiB':>13}")
+          f"{'fixed ms':>9} {'peak RSS MiB':>13}")
     for label, _ in clients:
         print(f"  {label:8} {med(label, 'p99_ms'):8.3f} {med(label, 'median_ms'):10.3f} "
-              f"{med(label, 'cpu_us'):13.1f} {med(label, 'cpu_total_s'):16.3f} {med(label, 'rss_mib'):13.2f}")
+              f"{med(label, 'cpu_us'):13.1f} {med(label, 'cpu_total_s'):16.3f} {med(label, 'fixed_ms'):9.1f} "
+              f"{med(label, 'rss_mib'):13.2f}")
     # Ratios per pair, then their median: a pair's clients ran minutes apart, not hours.
     ratios = {
         "p99": [h["p99_ms"] / f["p99_ms"] for h, f in zip(results["hrm"], results["floor"])],
