@@ -60,14 +60,7 @@ package struct JSONLine: ~Copyable {
     /// copied as it is, with no check for what to escape.
     package mutating func add(_ key: Key, literal value: StaticString) {
         appendKey(key)
-        value.withUTF8Buffer { utf8 in
-            reserve(utf8.count + 2)
-            base[count] = UInt8(ascii: "\"")
-            count += 1
-            put(utf8)
-            base[count] = UInt8(ascii: "\"")
-            count += 1
-        }
+        value.withUTF8Buffer { appendQuoted($0) }
     }
 
     package mutating func add(_ key: Key, _ value: Int?) {
@@ -289,17 +282,22 @@ package struct JSONLine: ~Copyable {
         count += digits
     }
 
+    /// `utf8` in quotes, as it is: bytes known to need no escaping.
+    private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        reserve(utf8.count + 2)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        put(utf8)
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+    }
+
     private mutating func appendString(_ value: String) {
         var text = value
         let plain = text.withUTF8 { utf8 in
             // Keys and nearly every value need no escaping: copied whole.
             guard !Self.needsEscaping(utf8) else { return false }
-            reserve(utf8.count + 2)
-            base[count] = UInt8(ascii: "\"")
-            count += 1
-            put(utf8)
-            base[count] = UInt8(ascii: "\"")
-            count += 1
+            appendQuoted(utf8)
             return true
         }
         guard !plain else { return }

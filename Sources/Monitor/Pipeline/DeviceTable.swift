@@ -20,12 +20,7 @@ package struct DeviceTable<Value> {
     package subscript(device: String, default makeValue: @autoclosure () -> Value) -> Value {
         get { self[device] ?? makeValue() }
         _modify {
-            let index =
-                entries.firstIndex { $0.device == device }
-                ?? {
-                    entries.append((device, makeValue()))
-                    return entries.count - 1
-                }()
+            let index = index(of: device, default: makeValue)
             yield &entries[index].value
         }
     }
@@ -36,14 +31,14 @@ package struct DeviceTable<Value> {
     package mutating func update<Result>(
         _ device: String, default makeValue: @autoclosure () -> Value, _ change: (inout Value) -> Result
     ) -> Result {
-        let index: Int
-        if let found = entries.firstIndex(where: { $0.device == device }) {
-            index = found
-        } else {
-            entries.append((device, makeValue()))
-            index = entries.count - 1
-        }
-        return change(&entries[index].value)
+        change(&entries[index(of: device, default: makeValue)].value)
+    }
+
+    /// Where `device`'s entry is, added with the value `makeValue` makes when there is none yet.
+    private mutating func index(of device: String, default makeValue: () -> Value) -> Int {
+        if let found = entries.firstIndex(where: { $0.device == device }) { return found }
+        entries.append((device, makeValue()))
+        return entries.count - 1
     }
 
     /// Adds `device` with the value `makeValue` makes, unless it is here already.

@@ -67,7 +67,7 @@ package final class EventPipeline: Sendable {
         _ event: MonitorEvent, from index: Int, _ processors: [any EventProcessor], _ sinks: [any EventSink]
     ) {
         guard index < processors.count else {
-            for sink in sinks.indices { sinks[sink].receive(event) }
+            for position in sinks.indices { sinks[position].receive(event) }
             return
         }
         processors[index].process(event) { run($0, from: index + 1, processors, sinks) }
