@@ -29,29 +29,63 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     /// Parses `180d`, `0x180D`, `0000180d` or the full `0000180d-0000-1000-8000-00805f9b34fb`,
     /// in either case.
     public init?(_ text: some StringProtocol) {
-        var digits = Substring(text)
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        // Read as bytes: every characteristic, service and device of an object tree brings one
+        // (tens at each connection), and reading them as Characters cost 50,000 instructions each.
+        let parsed =
+            text.utf8.withContiguousStorageIfAvailable { Self.parse($0) }
+            ?? Array(text.utf8).withUnsafeBufferPointer {
+                Self.parse($0)
+            }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// The UUID `utf8` spells, in any of `init?(_:)`'s forms; nil for anything else.
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) -> BluetoothUUID? {
+        var digits = utf8[...]
+        if digits.count > 2, digits.first == UInt8(ascii: "0"),
+            digits[digits.startIndex + 1] | 0x20 == UInt8(ascii: "x")
+        {
+            digits = digits.dropFirst(2)
+        }
         switch digits.count {
         case 4:
-            guard let short = UInt16(digits, radix: 16) else { return nil }
-            self.init(short)
+            return hexValue(digits).map { BluetoothUUID(UInt16(truncatingIfNeeded: $0)) }
         case 8:
-            guard let value = UInt32(digits, radix: 16) else { return nil }
-            self.init(uint32: value)
+            return hexValue(digits).map { BluetoothUUID(uint32: UInt32(truncatingIfNeeded: $0)) }
         case 36:
-            let groups = digits.split(separator: "-", omittingEmptySubsequences: false)
-            guard groups.map(\.count) == [8, 4, 4, 4, 12],
-                groups.allSatisfy({ $0.allSatisfy(\.isHexDigit) })
+            // 8-4-4-4-12 hex digits: the dashes where they belong, the first 16 digits the high half.
+            let start = digits.startIndex
+            let dash = UInt8(ascii: "-")
+            guard digits[start + 8] == dash, digits[start + 13] == dash, digits[start + 18] == dash,
+                digits[start + 23] == dash
             else { return nil }
-            let hex = groups.joined()
-            guard let high = UInt64(hex.prefix(16), radix: 16), let low = UInt64(hex.suffix(16), radix: 16)
-            else {
-                return nil
-            }
-            self.init(high: high, low: low)
+            func group(_ from: Int, _ to: Int) -> UInt64? { hexValue(digits[start + from..<start + to]) }
+            guard let first = group(0, 8), let second = group(9, 13), let third = group(14, 18),
+                let fourth = group(19, 23), let last = group(24, 36)
+            else { return nil }
+            let high = first << 32 | second << 16 | third
+            let low = fourth << 48 | last
+            return BluetoothUUID(high: high, low: low)
         default:
             return nil
         }
+    }
+
+    /// `digits` (16 at most) as one hexadecimal number; nil when one is not a hex digit.
+    private static func hexValue(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> UInt64? {
+        var value: UInt64 = 0
+        for byte in digits {
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(nibble)
+        }
+        return value
     }
 
     /// The 16-bit assigned number, when this UUID is one.

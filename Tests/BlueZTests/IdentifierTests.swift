@@ -36,6 +36,12 @@ import Testing
         #expect(BluetoothUUID("0x180d") == hr)
         #expect(BluetoothUUID("0000180d") == hr)
         #expect(BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB") == hr)
+        #expect(BluetoothUUID("0X180D") == hr)
+        #expect(BluetoothUUID("0000180d-0000-1000-8000-00805f9b34fb"[...]) == hr)
+        // Each group lands in its place.
+        let vendor = try #require(BluetoothUUID("0x12345678-9ABC-def0-1234-56789abcdef0"))
+        #expect(vendor.high == 0x1234_5678_9ABC_DEF0)
+        #expect(vendor.low == 0x1234_5678_9ABC_DEF0)
     }
 
     @Test func vendorUUIDsStayLong() throws {
@@ -48,6 +54,9 @@ import Testing
 
     @Test(arguments: [
         "", "18d", "180g", "0000180d-0000-1000-8000-00805f9b34f", "0000180d00000-1000-8000-00805f9b34fb",
+        "0x", "+18d", "0x180d-", "0000180d-0000-1000-8000-00805f9b34fg",
+        "0000180d-0000-1000-8000_00805f9b34fb",
+        "１８０ｄ", "0000180d-0000-1000-8000-00805f9b34fbb",
     ])
     func rejectsMalformed(text: String) {
         #expect(BluetoothUUID(text) == nil)

@@ -64,7 +64,7 @@ public struct ExportCommand: ParsableCommand {
             """
     )
 
-    public enum Format: String, ExpressibleByArgument, CaseIterable, Sendable {
+    public enum Format: String, ArgumentChoice, Sendable {
         case fit, tcx, csv, json, edf
     }
 

@@ -1,11 +1,11 @@
-public import ArgumentParser
+import ArgumentParser
 import HeartRate
 import Monitor
 import Outputs
 import SessionLibrary
 
 /// The characteristics `hrm decode` understands.
-public enum DecodableCharacteristic: String, CaseIterable, Sendable, ExpressibleByArgument {
+public enum DecodableCharacteristic: String, Sendable, ArgumentChoice {
     case measurement = "2a37"
     case bodySensorLocation = "2a38"
     case batteryLevel = "2a19"
@@ -15,8 +15,6 @@ public enum DecodableCharacteristic: String, CaseIterable, Sendable, Expressible
         if text.hasPrefix("0x") { text.removeFirst(2) }
         self.init(rawValue: text)
     }
-
-    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
 
 /// A characteristic value decoded by `hrm decode`.

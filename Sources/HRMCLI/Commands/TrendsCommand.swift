@@ -33,7 +33,7 @@ public struct TrendsCommand: ParsableCommand {
     )
 
     /// `--by`'s values.
-    public enum Grouping: String, CaseIterable, ExpressibleByArgument, Sendable {
+    public enum Grouping: String, ArgumentChoice, Sendable {
         case day, week
     }
 

@@ -4,7 +4,7 @@ import Outputs
 import SessionLibrary
 
 /// How a command prints its results.
-public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument {
+public enum OutputFormat: String, Sendable, ArgumentChoice {
     /// For people: a live display on a terminal, one line per event into a pipe.
     case text
     /// JSON lines (see the README).
@@ -14,7 +14,7 @@ public enum OutputFormat: String, Sendable, CaseIterable, ExpressibleByArgument 
 }
 
 /// `--color`: colour on a terminal (auto: unless NO_COLOR is set), always, or never.
-public enum ColorChoice: String, Sendable, CaseIterable, ExpressibleByArgument {
+public enum ColorChoice: String, Sendable, ArgumentChoice {
     case auto, always, never
 
     /// Whether to colour text for a display that is `live` (a terminal that is not TERM=dumb).

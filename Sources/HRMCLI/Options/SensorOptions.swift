@@ -57,7 +57,7 @@ public struct SensorOptions: ParsableArguments, Sendable {
 }
 
 /// `--rr-source`: the strap's RR intervals or the ECG's.
-public enum RRSourceArgument: String, ExpressibleByArgument, CaseIterable, Sendable {
+public enum RRSourceArgument: String, ArgumentChoice, Sendable {
     /// The strap's own RR intervals (its measurements).
     case strap
     /// The intervals between the R peaks hrm finds in the ECG.

@@ -6,11 +6,12 @@ package final class BatteryChanges: EventProcessor {
     private var reported: [String: Int?] = [:]
 
     package func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
-        let device = event.device ?? ""
+        // The device looked up only for the two kinds: every measurement passes here.
         switch event.kind {
         case .info(_, _, let battery, _, _, _):
-            reported[device] = .some(battery)
+            reported[event.device ?? ""] = .some(battery)
         case .battery(let percent):
+            let device = event.device ?? ""
             guard let last = reported[device], last != percent else { return }
             reported[device] = percent
         default:

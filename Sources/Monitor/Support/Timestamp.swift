@@ -37,16 +37,17 @@ package struct Timestamp: Hashable, Sendable, CustomStringConvertible {
         let millis = Int(millisecondsSinceEpoch - seconds * 1000)
         let parts = Self.civil(seconds)
         var index = 0
+        // The last `width` digits, from the right: division by the constant 10 compiles to a
+        // multiplication, where a divisor computed at run time costs a hardware division a digit.
         func put(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
             var rest = value
-            for _ in 0..<width {
-                bytes[index] = UInt8(ascii: "0") + UInt8(rest / divisor % 10)
-                rest %= divisor
-                divisor /= 10
-                index += 1
+            var position = index + width
+            while position > index {
+                position -= 1
+                bytes[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
             }
+            index += width
         }
         func put(_ byte: Unicode.Scalar) {
             bytes[index] = UInt8(ascii: byte)
