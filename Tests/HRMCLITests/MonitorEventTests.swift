@@ -27,17 +27,28 @@ import Testing
         for contact in contacts { #expect(contact.literal.description == contact.identifier) }
         let formats: [HeartRateMeasurement.ValueFormat] = [.uint8, .uint16]
         for format in formats { #expect(format.literal.description == format.rawValue) }
+        var last = Timestamp.LastSecond()
         for frame: [UInt8] in [
             [0x16, 0x48, 0x4D, 0x03, 0x00, 0x04], [0x09, 0x2C, 0x01, 0x02, 0x01], [0x04, 0x50],
         ] {
             let event = MonitorEvent(
                 time: time, device: address, kind: .measurement(try HeartRateMeasurement(decoding: frame)))
-            let bytes = MonitorEventJSON.withLine(event, newline: true) { Array($0) }
+            var bytes: [UInt8] = []
+            #expect(
+                MonitorEventJSON.withLine(event, newline: true, reusing: &last) {
+                    bytes = Array($0)
+                    return false
+                } == false)
             #expect(String(decoding: bytes, as: UTF8.self) == MonitorEventJSON.line(event) + "\n")
         }
         let status = MonitorEvent(
             time: time, device: nil, kind: .status(.stopped, detail: "a \"quoted\" end"))
-        let bytes = MonitorEventJSON.withLine(status, newline: false) { Array($0) }
+        var bytes: [UInt8] = []
+        #expect(
+            MonitorEventJSON.withLine(status, newline: false, reusing: &last) {
+                bytes = Array($0)
+                return true
+            })
         #expect(String(decoding: bytes, as: UTF8.self) == MonitorEventJSON.line(status))
         #expect(MonitorEventJSON.typeName(status.kind) == "status")
     }

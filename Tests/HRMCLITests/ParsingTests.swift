@@ -74,6 +74,22 @@ import Testing
             json.line == #"{"type":"x","s":"a\"b\\c\n\u0001é","n":null,"d":[825.1953125,1000.0],"b":true}"#)
     }
 
+    /// A line built in the stack's scratch reads as one built on the heap, however long it
+    /// grows (past the scratch's 512 bytes it moves).
+    @Test func scratchLinesGrowIntoTheHeap() {
+        for length in [0, 1, 100, 130, 131, 500, 2000] {
+            let values = Array(0..<length)
+            var heap = JSONLine(literalType: "x")
+            heap.add("v", values)
+            let expected = heap.finished(newline: true)
+            let built = JSONLine.withLine(literalType: "x") { line in
+                line.add("v", values)
+                return line.withFinishedBytes(newline: true) { String(decoding: $0, as: UTF8.self) }
+            }
+            #expect(built == expected, "\(length) values")
+        }
+    }
+
     @Test func integersAsDecimalDigits() {
         var json = JSONLine()
         json.add("zero", 0)

@@ -45,6 +45,47 @@ import Testing
             Timestamp(millisecondsSinceEpoch: 1_795_335_429_123).description == "2026-11-22T08:17:09.123Z")
         #expect(Timestamp(millisecondsSinceEpoch: 951_782_400_007).description == "2000-02-29T00:00:00.007Z")
         #expect(Timestamp(millisecondsSinceEpoch: -1).description == "1969-12-31T23:59:59.999Z")
+        // Every field at its place, against the calendar parts padded by interpolation.
+        func padded(_ value: Int, _ width: Int) -> String {
+            String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+        }
+        var mismatches: [String] = []
+        var milliseconds: Int64 = -11_676_096_000_000
+        while milliseconds < 253_402_300_799_000 {
+            let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+            let p = Timestamp.civil(seconds)
+            let expected =
+                "\(padded(p.year, 4))-\(padded(p.month, 2))-\(padded(p.day, 2))T\(padded(p.hour, 2)):"
+                + "\(padded(p.minute, 2)):\(padded(p.second, 2)).\(padded(Int(milliseconds - seconds * 1000), 3))Z"
+            let written = Timestamp(millisecondsSinceEpoch: milliseconds).description
+            if written != expected { mismatches.append("\(milliseconds): \(written) against \(expected)") }
+            milliseconds += 86_400_000 * 373 + 3_607_123
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    /// A writer that keeps the last second writes what a fresh one writes, whatever came before:
+    /// the same second, the next, a day later, back in time, across 1970.
+    @Test func reusingTheLastSecondWritesTheSame() {
+        let instants: [Int64] = [
+            1_795_335_429_123, 1_795_335_429_124, 1_795_335_429_999, 1_795_335_430_000, 1_795_335_429_500,
+            1_795_421_829_500, 1_795_421_829_500, 0, -1, -1_000, -999, 999, 1_000, 951_782_399_999,
+            951_782_400_000, Int64.min, Int64.max, 1_795_335_429_001,
+        ]
+        var last = Timestamp.LastSecond()
+        var bytes = [UInt8](repeating: 0, count: Timestamp.width)
+        for instant in instants {
+            let time = Timestamp(millisecondsSinceEpoch: instant)
+            let count = bytes.withUnsafeMutableBufferPointer { time.write(into: $0, reusing: &last) }
+            #expect(String(decoding: bytes.prefix(count), as: UTF8.self) == time.description, "\(instant)")
+        }
+    }
+
+    /// Out of the calendar's range (a hostile recording's instant): the form's width, no trap.
+    @Test func extremeInstantsStillWriteTheirWidth() {
+        for instant in [Int64.min, Int64.max, Int64.min / 2, Int64.max / 1000 * 1000] {
+            #expect(Timestamp(millisecondsSinceEpoch: instant).description.utf8.count == Timestamp.width)
+        }
     }
 
     @Test func nowIsRecent() {

@@ -37,6 +37,7 @@ final class StdoutSink: EventSink {
     /// again, so stderr lines queue with stdout's bytes.
     private let live: Bool
     private let output: StdoutWriter
+    private let owner: Owner
 
     /// `closed` is called (once per event written after it) when stdout's reader has gone: a
     /// closed pipe must stop the session like Ctrl-C, not end the process, because the session
@@ -53,16 +54,18 @@ final class StdoutSink: EventSink {
         self.closed = closed
         let owner = Owner()
         output = StdoutWriter(fd: fd, errorFD: errorFD, stalled: { owner.sink?.stalled($0) }, closed: closed)
+        self.owner = owner
         owner.sink = self
     }
 
-    /// The sink its writer reports a stall to, held weakly: the sink owns the writer.
+    /// The sink its writer reports a stall to. The sink owns the writer, so the cycle is broken
+    /// by hand: `finish` lets the sink go. (A weak reference would give the sink a side table,
+    /// and each retain of it, one per notification, the runtime's slow path.)
     private final class Owner: Sendable {
-        private struct Reference { weak var sink: StdoutSink? }
-        private let reference = Mutex(Reference())
+        private let reference = Mutex<StdoutSink?>(nil)
         var sink: StdoutSink? {
-            get { reference.withLock { $0.sink } }
-            set { reference.withLock { $0.sink = newValue } }
+            get { reference.withLock { $0 } }
+            set { reference.withLock { $0 = newValue } }
         }
     }
 
@@ -190,6 +193,7 @@ final class StdoutSink: EventSink {
             if let text = state.renderer.finish() { output.append(text) }
         }
         await output.finish(timeout: .seconds(2))
+        owner.sink = nil
     }
 }
 

@@ -184,9 +184,12 @@ final class StdoutWriter: Sendable {
             let step = state.withLock { state -> Step in
                 guard !state.isEmpty, !state.closed else {
                     state.writing = false
-                    if batch.capacity <= 64 * 1024 { state.spare = batch }
-                    for waiting in state.drained { waiting.finish() }
-                    state.drained = []
+                    // Swapped, not assigned: no retain and release, once per notification.
+                    if batch.capacity <= 64 * 1024 { swap(&state.spare, &batch) }
+                    if !state.drained.isEmpty {
+                        for waiting in state.drained { waiting.finish() }
+                        state.drained = []
+                    }
                     return .done
                 }
                 if onTask
@@ -209,7 +212,7 @@ final class StdoutWriter: Sendable {
             let failure = write(batch, errors)
             let took = Duration.nanoseconds(Int64(clamping: monotonicNanos() &- start))
             batch.removeAll(keepingCapacity: true)
-            errors.removeAll(keepingCapacity: true)
+            if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
             if failure == EPIPE {
                 return gone()
             } else if failure != 0 {

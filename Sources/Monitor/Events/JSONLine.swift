@@ -27,12 +27,39 @@ package struct JSONLine: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
+    /// Whether `base` is this line's to free: false while it is a caller's scratch (`withLine`).
+    private var owned: Bool
 
     package init() {
         capacity = 256
         base = .allocate(capacity: capacity)
+        owned = true
         base[0] = UInt8(ascii: "{")
         count = 1
+    }
+
+    /// A line in `scratch`, moved to memory of its own if it outgrows it.
+    private init(scratch: UnsafeMutableBufferPointer<UInt8>) {
+        if let start = scratch.baseAddress, scratch.count >= 2 {
+            (base, capacity, owned) = (start, scratch.count, false)
+        } else {
+            (base, capacity, owned) = (.allocate(capacity: 256), 256, true)
+        }
+        base[0] = UInt8(ascii: "{")
+        count = 1
+    }
+
+    /// A line whose `type` is `type`, built by `body` in 512 bytes of the stack (a longer one
+    /// moves to the heap): no allocation for a line of `watch --json`, one per notification. The
+    /// line must not leave `body`.
+    package static func withLine<Result>(
+        literalType type: StaticString, _ body: (inout JSONLine) -> Result
+    ) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { scratch in
+            var line = JSONLine(scratch: scratch)
+            line.add("type", literal: type)
+            return body(&line)
+        }
     }
 
     package init(type: String) {
@@ -48,9 +75,10 @@ package struct JSONLine: ~Copyable {
     }
 
     deinit {
-        base.deallocate()
+        if owned { base.deallocate() }
     }
 
+    @inline(__always)
     package mutating func add(_ key: Key, _ value: String?) {
         appendKey(key)
         if let value { appendString(value) } else { appendNull() }
@@ -58,11 +86,13 @@ package struct JSONLine: ~Copyable {
 
     /// A string value that is one of hrm's literals (an event's type, an enum's identifier):
     /// copied as it is, with no check for what to escape.
+    @inline(__always)
     package mutating func add(_ key: Key, literal value: StaticString) {
         appendKey(key)
         value.withUTF8Buffer { appendQuoted($0) }
     }
 
+    @inline(__always)
     package mutating func add(_ key: Key, _ value: Int?) {
         appendKey(key)
         if let value { appendInteger(value) } else { appendNull() }
@@ -132,12 +162,22 @@ package struct JSONLine: ~Copyable {
     }
 
     /// A time as UTC to the millisecond (`Timestamp`'s form), written without a `String`.
+    @inline(__always)
     package mutating func add(_ key: Key, _ time: Timestamp) {
+        var last = Timestamp.LastSecond()
+        add(key, time, reusing: &last)
+    }
+
+    /// A time as `add(_:_:)` writes it, its date and time of day copied from `last` when it is
+    /// the same second (a writer of many lines keeps one).
+    @inline(__always)
+    package mutating func add(_ key: Key, _ time: Timestamp, reusing last: inout Timestamp.LastSecond) {
         appendKey(key)
         reserve(Timestamp.width + 2)
         base[count] = UInt8(ascii: "\"")
         count += 1
-        count += time.write(into: UnsafeMutableBufferPointer(start: base + count, count: Timestamp.width))
+        count += time.write(
+            into: UnsafeMutableBufferPointer(start: base + count, count: Timestamp.width), reusing: &last)
         base[count] = UInt8(ascii: "\"")
         count += 1
     }
@@ -188,9 +228,10 @@ package struct JSONLine: ~Copyable {
         let grown = max(capacity * 2, count + extra)
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         moved.moveInitialize(from: base, count: count)
-        base.deallocate()
+        if owned { base.deallocate() }
         base = moved
         capacity = grown
+        owned = true
     }
 
     @inline(__always)
@@ -200,6 +241,7 @@ package struct JSONLine: ~Copyable {
         count += 1
     }
 
+    @inline(__always)
     private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
@@ -207,6 +249,7 @@ package struct JSONLine: ~Copyable {
         count += bytes.count
     }
 
+    @inline(__always)
     private mutating func put(_ literal: StaticString) {
         literal.withUTF8Buffer { put($0) }
     }
@@ -236,6 +279,7 @@ package struct JSONLine: ~Copyable {
         }
     }
 
+    @inline(__always)
     private mutating func appendNull() {
         put("null")
     }
@@ -283,6 +327,7 @@ package struct JSONLine: ~Copyable {
     }
 
     /// `utf8` in quotes, as it is: bytes known to need no escaping.
+    @inline(__always)
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
         reserve(utf8.count + 2)
         base[count] = UInt8(ascii: "\"")

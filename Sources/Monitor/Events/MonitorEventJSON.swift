@@ -15,25 +15,34 @@ package enum MonitorEventJSON {
         _ event: MonitorEvent, monotonicMilliseconds: Double?, hex: String?, newline: Bool = false
     ) -> String {
         var json = JSONLine(literalType: typeLiteral(event.kind))
-        addFields(of: event, to: &json, monotonicMilliseconds: monotonicMilliseconds, hex: hex)
+        var last = Timestamp.LastSecond()
+        addFields(
+            of: event, to: &json, monotonicMilliseconds: monotonicMilliseconds, hex: hex, reusing: &last)
         return json.finished(newline: newline)
     }
 
     /// The event's line, with a newline after it if asked, lent to `body` as bytes: `watch
-    /// --json`'s way to stdout, with no `String` made per notification.
-    package static func withLine<Result>(
-        _ event: MonitorEvent, newline: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Result
-    ) -> Result {
-        var json = JSONLine(literalType: typeLiteral(event.kind))
-        addFields(of: event, to: &json, monotonicMilliseconds: nil, hex: nil)
-        return json.withFinishedBytes(newline: newline, body)
+    /// --json`'s way to stdout, with no `String` made per notification; what `body` returned.
+    /// (Not generic: called from another module, a generic would run unspecialised, asking the
+    /// runtime for its types' metadata at every line.)
+    /// `last`: the last second this writer wrote, whose date and time of day its next line in
+    /// the same second copies.
+    package static func withLine(
+        _ event: MonitorEvent, newline: Bool, reusing last: inout Timestamp.LastSecond,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        JSONLine.withLine(literalType: typeLiteral(event.kind)) { json in
+            addFields(of: event, to: &json, monotonicMilliseconds: nil, hex: nil, reusing: &last)
+            return json.withFinishedBytes(newline: newline, body)
+        }
     }
 
     /// Everything after `type`.
     private static func addFields(
-        of event: MonitorEvent, to json: inout JSONLine, monotonicMilliseconds: Double?, hex: String?
+        of event: MonitorEvent, to json: inout JSONLine, monotonicMilliseconds: Double?, hex: String?,
+        reusing last: inout Timestamp.LastSecond
     ) {
-        json.add("time", event.time)
+        json.add("time", event.time, reusing: &last)
         if let monotonicMilliseconds { json.add("mono_ms", monotonicMilliseconds) }
         if let device = event.device { json.add("device", device) }
         switch event.kind {
