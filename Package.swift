@@ -5,6 +5,11 @@ import PackageDescription
     import Glibc
 #endif
 
+/// C functions each in a section of their own in release builds, as `strict` does for Swift.
+let cFunctionSections: [CSetting] = [
+    .unsafeFlags(["-ffunction-sections"], .when(platforms: [.linux], configuration: .release))
+]
+
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -154,7 +159,9 @@ let package = Package(
         // that wakes it, and the monotonic clock its deadlines use: for DBus, MQTT and BlueZ's
         // notification reader. Its two C shims are what Glibc's overlay does not export.
         .target(name: "Threads", dependencies: ["CThreadShims"], swiftSettings: strict),
-        .target(name: "CThreadShims"),
+        // Its thread marks are read once per notification: in a section of their own, the link's
+        // order puts them with the reader's code (packaging/hot-functions).
+        .target(name: "CThreadShims", cSettings: cFunctionSections),
 
         // hrm's client of bluetoothd: adapters, discovery, devices, GATT.
         .target(

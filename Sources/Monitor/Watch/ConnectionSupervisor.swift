@@ -31,7 +31,27 @@ package struct ConnectionSupervisor: Sendable {
     /// `--ecg`/`--acc`: the PMD streams to run beside heart rate on each connection.
     package var sensorStreams = SensorStreams()
 
-    package var address: String { target.address.description }
+    /// The strap's address, made once: every event of this strap carries this one `String`, so
+    /// that a processor finding the strap's entry compares storage, not characters, once per
+    /// notification.
+    package let address: String
+
+    package init(
+        client: BlueZClient, finder: DeviceFinder, target: DiscoveredDevice, pipeline: EventPipeline,
+        reconnect: Bool, gate: ConnectGate = ConnectGate(), connectTimeout: Duration = .seconds(20),
+        notifyMethod: NotifyMethod = .automatic, sensorStreams: SensorStreams = SensorStreams()
+    ) {
+        self.client = client
+        self.finder = finder
+        self.target = target
+        self.pipeline = pipeline
+        self.reconnect = reconnect
+        self.gate = gate
+        self.connectTimeout = connectTimeout
+        self.notifyMethod = notifyMethod
+        self.sensorStreams = sensorStreams
+        address = target.address.description
+    }
 
     package func status(_ state: MonitorEvent.State, _ detail: String? = nil) {
         pipeline.send(MonitorEvent(device: address, kind: .status(state, detail: detail)))
