@@ -192,7 +192,7 @@ import Testing
     }
 
     @Test func aRecordingKeepsTheFrameRawWithItsSettings() {
-        let startInstant = ContinuousClock.now
+        let startInstant = ContinuousInstant.now
         let bytes: [UInt8] = [0x02, 1, 2, 3, 4, 5, 6, 7, 8, 0x01, 0xAB]
         let event = MonitorEvent(
             time: Timestamp(millisecondsSinceEpoch: 1_764_000_000_000),

@@ -65,7 +65,7 @@ package struct MonitorEvent: Sendable {
     package let time: Timestamp
     /// The same moment on the monotonic clock: a recording's offsets, which a change of the
     /// wall clock cannot bend.
-    package let instant: ContinuousClock.Instant
+    package let instant: ContinuousInstant
     /// The device's address, upper case with colons, where the event concerns one.
     package let device: String?
     package let kind: Kind
@@ -74,7 +74,7 @@ package struct MonitorEvent: Sendable {
     package let payload: [UInt8]?
 
     package init(
-        time: Timestamp = .now(), instant: ContinuousClock.Instant = .now, device: String?, kind: Kind,
+        time: Timestamp = .now(), instant: ContinuousInstant = .now, device: String?, kind: Kind,
         payload: [UInt8]? = nil
     ) {
         self.time = time

@@ -298,7 +298,7 @@ package struct FrameReader {
             ]
         }
         // One moment for the frame and the peaks it closed.
-        let (time, instant) = (Timestamp.now(), ContinuousClock.now)
+        let (time, instant) = (Timestamp.now(), ContinuousInstant.now)
         func event(_ kind: MonitorEvent.Kind, payload: [UInt8]? = nil) -> MonitorEvent {
             MonitorEvent(time: time, instant: instant, device: device, kind: kind, payload: payload)
         }

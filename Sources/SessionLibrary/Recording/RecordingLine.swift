@@ -18,7 +18,7 @@ package enum RecordingLine {
         return json.line + "\n"
     }
 
-    package static func line(_ event: MonitorEvent, since start: ContinuousClock.Instant) -> String {
+    package static func line(_ event: MonitorEvent, since start: ContinuousInstant) -> String {
         let offset = event.instant - start
         let milliseconds =
             Double(offset.components.seconds) * 1000 + Double(offset.components.attoseconds) / 1e15

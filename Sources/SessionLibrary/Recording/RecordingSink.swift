@@ -20,12 +20,12 @@ package actor RecordingSink: SlowEventSink {
     package static let syncInterval: Duration = .seconds(5)
 
     private let start: Timestamp
-    private let startInstant: ContinuousClock.Instant
+    private let startInstant: ContinuousInstant
     private let command: String
     private let folder: SessionsFolder?
     private var file: RecordingFile?
     private var waiting: [MonitorEvent] = []
-    private var lastSync: ContinuousClock.Instant
+    private var lastSync: ContinuousInstant
     private var failed = false
     private var lines = 0
     /// Lines of the batch being written: one write(2) for the batch, whole lines only.
@@ -42,7 +42,7 @@ package actor RecordingSink: SlowEventSink {
     private let console: any SessionConsole
 
     package init(
-        _ target: sending Target, start: Timestamp, startInstant: ContinuousClock.Instant, command: String,
+        _ target: sending Target, start: Timestamp, startInstant: ContinuousInstant, command: String,
         outcome: RecordingOutcome = RecordingOutcome(), console: any SessionConsole = SilentConsole(),
         report: @escaping @Sendable (MonitorEvent) -> Void
     ) {
@@ -160,7 +160,7 @@ package actor RecordingSink: SlowEventSink {
         let written = pendingLines
         buffer = ""
         pendingLines = 0
-        let sync = ContinuousClock.now - lastSync >= Self.syncInterval
+        let sync = ContinuousInstant.now - lastSync >= Self.syncInterval
         if sync { lastSync = .now }
         let (wrote, failure) = await disk.run { () -> (Bool, RecordingFile.Failure?) in
             do throws(RecordingFile.Failure) { try file.write(text) } catch { return (false, error) }
