@@ -34,6 +34,8 @@ public actor BlueZClient {
     /// This client's running discoveries, by adapter path: each `discover` stream's number, so
     /// that a discovery `stopDiscovery(on:)` ended is not stopped again by its stream's end.
     var scans: [ObjectPath: Int] = [:]
+    /// Adapters whose stream's end is sending StopDiscovery, with who waits for its answer.
+    var streamStops: [ObjectPath: [CheckedContinuation<Void, Never>]] = [:]
     var nextScan = 0
     private var nextWatcher = 0
     /// The connection to the bus is gone (not closed by us).

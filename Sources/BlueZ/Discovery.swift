@@ -75,6 +75,7 @@ extension BlueZClient {
                 _ = try? await connection.call(
                     destination: BlueZClient.service, path: adapterPath, interface: BlueZNames.Call.adapter,
                     member: "StopDiscovery", timeout: timeout)
+                await self?.streamStopped(on: adapterPath)
             }
         }
         return stream
@@ -92,6 +93,27 @@ extension BlueZClient {
         _ = try? await call("StopDiscovery", on: path, interface: BlueZNames.Call.adapter)
     }
 
+    /// Stops discovery on `adapter` at the end of a scan, however it ended, and returns once
+    /// bluetoothd has answered: this client's StopDiscovery, or the one its stream's end is
+    /// sending already. That one runs in a task that `close()` cancels if it has not gone out
+    /// yet, so a command that closes the client next (`scan`, after Ctrl-C too) calls this first,
+    /// from a task that is not cancelled.
+    public func endDiscovery(on adapter: Adapter) async {
+        let path = adapter.path.objectPath
+        if scans.removeValue(forKey: path) != nil {
+            logger.debug("discovery on \(adapter.name) stops")
+            _ = try? await call("StopDiscovery", on: path, interface: BlueZNames.Call.adapter)
+        } else if streamStops[path] != nil {
+            await withCheckedContinuation { streamStops[path, default: []].append($0) }
+        }
+    }
+
+    /// The StopDiscovery of a stream's end on the adapter at `path` has been answered (or given
+    /// up): whoever waits for it in `endDiscovery` goes on.
+    func streamStopped(on path: ObjectPath) {
+        for waiting in streamStops.removeValue(forKey: path) ?? [] { waiting.resume() }
+    }
+
     /// Ends the stream's watcher and forgets `scan` on the adapter at `path`: false when it was
     /// stopped already (or another scan took its place), so that its stream's end sends no
     /// StopDiscovery.
@@ -99,6 +121,8 @@ extension BlueZClient {
         unwatch(watcher)
         guard scans[path] == scan else { return false }
         scans[path] = nil
+        // Its StopDiscovery goes out next: `endDiscovery` waits for its answer.
+        streamStops[path] = streamStops[path] ?? []
         return true
     }
 }

@@ -133,6 +133,17 @@ import Testing
         #expect(result.stderr.contains("no adapter 'hci7'"))
     }
 
+    /// A scan that runs its time stops discovery once: the command's own stop and its stream's
+    /// do not both go out.
+    @Test func aScanStopsDiscoveryOnce() async throws {
+        let log = WatchBinaryTests.temporary("scan-once.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let result = try await HRMProcess.runUnderSim(
+            "basic", ["scan", "--json", "--timeout", "1"], log: log)
+        #expect(result.status == 0)
+        #expect(try WatchBinaryTests.calls(log).filter { $0 == "StopDiscovery" }.count == 1)
+    }
+
     /// Ctrl-C ends the scan early: discovery stopped, the devices found kept, exit 0.
     @Test(.timeLimit(.minutes(2))) func sigtermEndsTheScanEarly() async throws {
         let log = WatchBinaryTests.temporary("scan-term.jsonl")

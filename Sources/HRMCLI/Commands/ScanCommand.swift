@@ -77,16 +77,22 @@ struct Scan: Sendable {
         } catch {
             return Failure.report(error, command: "scan", json: json ? output : nil)
         }
-        let status = await scan(client, output: output)
+        var scanned: Adapter? = nil
+        let status = await scan(client, output: output, scanning: &scanned)
+        // Discovery stopped and answered before the client closes, however the scan ended: from
+        // a task of its own, since Ctrl-C cancelled this one (its calls would not go out), and
+        // close() cancels the stream's own StopDiscovery if that has not gone out yet.
+        if let scanned { await Task { await client.endDiscovery(on: scanned) }.value }
         await client.close()
         return status
     }
 
-    private func scan(_ client: BlueZClient, output: LineWriter) async -> Int32 {
+    private func scan(_ client: BlueZClient, output: LineWriter, scanning: inout Adapter?) async -> Int32 {
         do throws(BlueZError) {
             let chosen = try await bluetooth.usableAdapter(client)
             let stream = try await client.discover(
                 adapter: chosen, services: all ? nil : [BluetoothUUID(0x180D)])
+            scanning = chosen
             let live = format == .text && StandardOutput.isLiveTerminal
             if format == .csv { output.line(ScanTable.csvHeader, flush: true) }
             var table = ScanTable(live: live, timeout: timeout, marksMonitors: all)

@@ -23,8 +23,11 @@ package struct ContinuousInstant: Sendable, Hashable, Comparable {
     /// Now.
     package static var now: ContinuousInstant {
         var spec = timespec()
+        // The clocks Swift's runtime reads for ContinuousClock (Concurrency/Clock.cpp).
         #if os(Linux)
             clock_gettime(CLOCK_BOOTTIME, &spec)
+        #elseif canImport(Darwin)
+            clock_gettime(CLOCK_MONOTONIC_RAW, &spec)
         #else
             clock_gettime(CLOCK_MONOTONIC, &spec)
         #endif
