@@ -100,9 +100,8 @@ extension BlueZClient {
     /// from a task that is not cancelled.
     public func endDiscovery(on adapter: Adapter) async {
         let path = adapter.path.objectPath
-        if scans.removeValue(forKey: path) != nil {
-            logger.debug("discovery on \(adapter.name) stops")
-            _ = try? await call("StopDiscovery", on: path, interface: BlueZNames.Call.adapter)
+        if scans[path] != nil {
+            await stopDiscovery(on: adapter)
         } else if streamStops[path] != nil {
             await withCheckedContinuation { streamStops[path, default: []].append($0) }
         }

@@ -21,15 +21,15 @@ package struct ConnectionSupervisor: Sendable {
     package let reconnect: Bool
     /// Taken for each Connect (and each search for a strap bluetoothd forgot): one at a time per
     /// adapter.
-    package var gate = ConnectGate()
+    package var gate: ConnectGate
     /// How long one Connect may take (services resolved included). Shorter when straps share
     /// the adapter: a strap that is away must not hold the others' turn for long.
-    package var connectTimeout: Duration = .seconds(20)
+    package var connectTimeout: Duration
     /// How to subscribe: AcquireNotify where offered (hrm alone reads the strap), or StartNotify
     /// (`--share`: other programs on this machine can subscribe too).
-    package var notifyMethod: NotifyMethod = .automatic
+    package var notifyMethod: NotifyMethod
     /// `--ecg`/`--acc`: the PMD streams to run beside heart rate on each connection.
-    package var sensorStreams = SensorStreams()
+    package var sensorStreams: SensorStreams
 
     /// The strap's address, made once: every event of this strap carries this one `String`, so
     /// that a processor finding the strap's entry compares storage, not characters, once per
