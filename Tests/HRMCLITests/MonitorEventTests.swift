@@ -27,7 +27,7 @@ import Testing
         for contact in contacts { #expect(contact.literal.description == contact.identifier) }
         let formats: [HeartRateMeasurement.ValueFormat] = [.uint8, .uint16]
         for format in formats { #expect(format.literal.description == format.rawValue) }
-        var last = Timestamp.LastSecond()
+        let writer = MonitorEventJSON.LineWriter()
         for frame: [UInt8] in [
             [0x16, 0x48, 0x4D, 0x03, 0x00, 0x04], [0x09, 0x2C, 0x01, 0x02, 0x01], [0x04, 0x50],
         ] {
@@ -35,21 +35,27 @@ import Testing
                 time: time, device: address, kind: .measurement(try HeartRateMeasurement(decoding: frame)))
             var bytes: [UInt8] = []
             #expect(
-                MonitorEventJSON.withLine(event, newline: true, reusing: &last) {
+                writer.withLine(event, newline: true) {
                     bytes = Array($0)
                     return false
                 } == false)
             #expect(String(decoding: bytes, as: UTF8.self) == MonitorEventJSON.line(event) + "\n")
         }
+        // A line longer than the writer's scratch (it moves to the heap for its time), then a
+        // short one in the scratch again.
+        let long = String(repeating: "a \"quoted\" end ", count: 60)
+        for detail in [long, "a \"quoted\" end"] {
+            let status = MonitorEvent(time: time, device: nil, kind: .status(.stopped, detail: detail))
+            var bytes: [UInt8] = []
+            #expect(
+                writer.withLine(status, newline: false) {
+                    bytes = Array($0)
+                    return true
+                })
+            #expect(String(decoding: bytes, as: UTF8.self) == MonitorEventJSON.line(status))
+        }
         let status = MonitorEvent(
             time: time, device: nil, kind: .status(.stopped, detail: "a \"quoted\" end"))
-        var bytes: [UInt8] = []
-        #expect(
-            MonitorEventJSON.withLine(status, newline: false, reusing: &last) {
-                bytes = Array($0)
-                return true
-            })
-        #expect(String(decoding: bytes, as: UTF8.self) == MonitorEventJSON.line(status))
         #expect(MonitorEventJSON.typeName(status.kind) == "status")
     }
 

@@ -82,10 +82,13 @@ import Testing
             var heap = JSONLine(literalType: "x")
             heap.add("v", values)
             let expected = heap.finished(newline: true)
-            let built = JSONLine.withLine(literalType: "x") { line in
+            let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 512)
+            defer { scratch.deallocate() }
+            let built = {
+                var line = JSONLine(scratch: scratch, literalType: "x")
                 line.add("v", values)
                 return line.withFinishedBytes(newline: true) { String(decoding: $0, as: UTF8.self) }
-            }
+            }()
             #expect(built == expected, "\(length) values")
         }
     }

@@ -94,6 +94,29 @@ func lines(_ bytes: [UInt8]) -> [String] {
 
     /// Lines from threads of hrm's own (written at once, by the sender) and from pool tasks
     /// (handed to the writer's thread) come out whole, in the order they were queued.
+    /// stdout's queue keeps every byte in order as it grows, lends any range of them, and keeps
+    /// its memory when emptied.
+    @Test func outputBytesKeepEveryByteInOrder() {
+        var bytes = OutputBytes()
+        #expect(bytes.isEmpty && bytes.capacity == 0)
+        var expected: [UInt8] = []
+        for length in [0, 1, 255, 256, 300, 4096] {
+            let chunk = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ length) }
+            chunk.withUnsafeBufferPointer { bytes.append($0) }
+            expected += chunk
+        }
+        #expect(bytes.count == expected.count)
+        #expect(bytes.withBytes { Array($0) } == expected)
+        #expect(bytes.withBytes(from: 10, upTo: 20) { Array($0) } == Array(expected[10..<20]))
+        #expect(bytes.withBytes(from: expected.count - 3) { Array($0) } == Array(expected.suffix(3)))
+        #expect(bytes.withBytes(from: 5, upTo: 2) { $0.count } == 0)
+        let capacity = bytes.capacity
+        bytes.removeAll()
+        #expect(bytes.isEmpty && bytes.capacity == capacity)
+        [1, 2, 3].withUnsafeBufferPointer { bytes.append($0) }
+        #expect(bytes.withBytes { Array($0) } == [1, 2, 3])
+    }
+
     @Test func orderIsKeptAcrossThreads() async throws {
         let path = WatchBinaryTests.temporary("stdout-order")
         defer { try? FileManager.default.removeItem(atPath: path) }

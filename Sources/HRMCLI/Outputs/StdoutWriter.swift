@@ -49,10 +49,10 @@ final class StdoutWriter: Sendable {
         case other
     }
 
-    private struct State {
-        var pending: [UInt8] = []
+    private struct State: ~Copyable {
+        var pending = OutputBytes()
         /// `pending`'s next buffer (emptied, its capacity kept): no allocation per line.
-        var spare: [UInt8] = []
+        var spare = OutputBytes()
         /// stderr lines to write once `pending` is written up to `at`.
         var errors: [(at: Int, line: [UInt8])] = []
         var errorBytes = 0
@@ -114,7 +114,7 @@ final class StdoutWriter: Sendable {
             if state.pending.count + state.errorBytes + bytes.count > bound {
                 state.dropped += 1
             } else {
-                state.pending.append(contentsOf: bytes)
+                state.pending.append(bytes)
             }
             return true
         }
@@ -139,13 +139,15 @@ final class StdoutWriter: Sendable {
     /// Writes what is queued, unless a write is under way (its writer takes it): at once on a
     /// thread of hrm's own, else on the writer's thread. Call under no lock.
     func flush() {
+        // hrm's own thread claims and takes under one lock; a task claims first, so that it
+        // asks poll(2) about stdout's room only when it has something to write.
+        guard !LoopThread.isCurrent else { return drain(onTask: false, claiming: true) }
         let claimed = state.withLock { state -> Bool in
             guard !state.writing, !state.isEmpty else { return false }
             state.writing = true
             return true
         }
-        guard claimed else { return }
-        drain(onTask: !LoopThread.isCurrent)
+        if claimed { drain(onTask: true, claiming: false) }
     }
 
     /// Writes what is queued and waits until it is written, `timeout` at most (a stdout nobody
@@ -174,14 +176,36 @@ final class StdoutWriter: Sendable {
 
     /// The writer's loop: takes everything queued, writes it, until nothing is left. `onTask`:
     /// on Swift's pool, where only a write that cannot wait is made; the rest goes to the
-    /// writer's thread, which takes the loop over.
-    private func drain(onTask: Bool) {
-        enum Step { case write, done, handOver }
-        var batch: [UInt8] = []
+    /// writer's thread, which takes the loop over. `claiming`: the caller is not the writer yet
+    /// and becomes it only when no write is under way (`flush` on hrm's own thread).
+    ///
+    /// One lock per step: a notification's line is claimed and taken under one, and the next
+    /// lock both reads what was dropped during the write and finds the queue empty.
+    private func drain(onTask: Bool, claiming: Bool) {
+        enum Step { case write, done, handOver, report(Stall) }
+        var claiming = claiming
+        var batch = OutputBytes()
         var errors: [(at: Int, line: [UInt8])] = []
+        // The last write's duration, until the lock after it has read what was dropped meanwhile.
+        var took: Duration? = nil
         while true {
             let room = onTask && hasRoom()
             let step = state.withLock { state -> Step in
+                if claiming {
+                    guard !state.writing, !state.isEmpty, !state.closed else { return .done }
+                    state.writing = true
+                    claiming = false
+                }
+                if let last = took {
+                    took = nil
+                    let dropped = state.dropped
+                    state.dropped = 0
+                    // Reported before anything else is taken, as the writer: what the report
+                    // appends is written by this loop.
+                    if last >= stallAfter || dropped > 0 {
+                        return .report(Stall(took: last, dropped: dropped))
+                    }
+                }
                 guard !state.isEmpty, !state.closed else {
                     state.writing = false
                     // Swapped, not assigned: no retain and release, once per notification.
@@ -205,24 +229,22 @@ final class StdoutWriter: Sendable {
             }
             switch step {
             case .done: return
-            case .handOver: return worker.submit { [self] in drain(onTask: false) }
+            case .handOver: return worker.submit { [self] in drain(onTask: false, claiming: false) }
+            case .report(let stall):
+                stalled(stall)
+                continue
             case .write: break
             }
             let start = monotonicNanos()
             let failure = write(batch, errors)
-            let took = Duration.nanoseconds(Int64(clamping: monotonicNanos() &- start))
-            batch.removeAll(keepingCapacity: true)
+            took = Duration.nanoseconds(Int64(clamping: monotonicNanos() &- start))
+            batch.removeAll()
             if !errors.isEmpty { errors.removeAll(keepingCapacity: true) }
             if failure == EPIPE {
                 return gone()
             } else if failure != 0 {
                 StandardOutput.exitAfterWriteFailure(failure)
             }
-            let dropped = state.withLock { state in
-                defer { state.dropped = 0 }
-                return state.dropped
-            }
-            if took >= stallAfter || dropped > 0 { stalled(Stall(took: took, dropped: dropped)) }
         }
     }
 
@@ -238,18 +260,15 @@ final class StdoutWriter: Sendable {
     }
 
     /// stdout's bytes with the stderr lines at their places; 0 or the errno of stdout's write.
-    private func write(_ batch: [UInt8], _ errors: [(at: Int, line: [UInt8])]) -> Int32 {
-        batch.withUnsafeBufferPointer { bytes in
-            var from = 0
-            for error in errors {
-                let failure = StandardOutput.writeAll(
-                    fd, UnsafeBufferPointer(rebasing: bytes[from..<error.at]))
-                if failure != 0 { return failure }
-                from = error.at
-                error.line.withUnsafeBufferPointer { _ = StandardOutput.writeAll(errorFD, $0) }
-            }
-            return StandardOutput.writeAll(fd, UnsafeBufferPointer(rebasing: bytes[from...]))
+    private func write(_ batch: borrowing OutputBytes, _ errors: [(at: Int, line: [UInt8])]) -> Int32 {
+        var from = 0
+        for error in errors {
+            let failure = batch.withBytes(from: from, upTo: error.at) { StandardOutput.writeAll(fd, $0) }
+            if failure != 0 { return failure }
+            from = error.at
+            error.line.withUnsafeBufferPointer { _ = StandardOutput.writeAll(errorFD, $0) }
         }
+        return batch.withBytes(from: from) { StandardOutput.writeAll(fd, $0) }
     }
 
     /// The reader went away: nothing more is written; the session is told once.
@@ -257,7 +276,7 @@ final class StdoutWriter: Sendable {
         state.withLock { state in
             state.closed = true
             state.writing = false
-            state.pending = []
+            state.pending.removeAll()
             state.errors = []
             state.errorBytes = 0
             for waiting in state.drained { waiting.finish() }

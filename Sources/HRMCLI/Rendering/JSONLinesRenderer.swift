@@ -3,15 +3,20 @@ import Outputs
 import SessionLibrary
 
 /// `--json`: the JSON-lines contract, every event.
-struct JSONLinesRenderer: EventRenderer {
-    /// The last second written: a line of the same second copies its date and time of day.
-    private var lastSecond = Timestamp.LastSecond()
+///
+/// A class: its state would not fit in an existential's inline buffer, so as a struct behind
+/// `any EventRenderer` it lived in a box of its own that every notification's `write` had to make
+/// unique first.
+final class JSONLinesRenderer: EventRenderer {
+    private let writer = MonitorEventJSON.LineWriter()
 
-    mutating func render(_ event: MonitorEvent) -> String? {
+    init() {}
+
+    func render(_ event: MonitorEvent) -> String? {
         MonitorEventJSON.line(event, newline: true)
     }
 
-    mutating func write(_ event: MonitorEvent, to write: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {
-        MonitorEventJSON.withLine(event, newline: true, reusing: &lastSecond) { write($0) }
+    func write(_ event: MonitorEvent, to write: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {
+        writer.withLine(event, newline: true, write)
     }
 }

@@ -38,8 +38,9 @@ package struct JSONLine: ~Copyable {
         count = 1
     }
 
-    /// A line in `scratch`, moved to memory of its own if it outgrows it.
-    private init(scratch: UnsafeMutableBufferPointer<UInt8>) {
+    /// A line in `scratch` (the caller's, which must outlive the line), moved to memory of its
+    /// own if it outgrows it, whose `type` is one of hrm's literals.
+    init(scratch: UnsafeMutableBufferPointer<UInt8>, literalType type: StaticString) {
         if let start = scratch.baseAddress, scratch.count >= 2 {
             (base, capacity, owned) = (start, scratch.count, false)
         } else {
@@ -47,19 +48,7 @@ package struct JSONLine: ~Copyable {
         }
         base[0] = UInt8(ascii: "{")
         count = 1
-    }
-
-    /// A line whose `type` is `type`, built by `body` in 512 bytes of the stack (a longer one
-    /// moves to the heap): no allocation for a line of `watch --json`, one per notification. The
-    /// line must not leave `body`.
-    package static func withLine<Result>(
-        literalType type: StaticString, _ body: (inout JSONLine) -> Result
-    ) -> Result {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { scratch in
-            var line = JSONLine(scratch: scratch)
-            line.add("type", literal: type)
-            return body(&line)
-        }
+        add("type", literal: type)
     }
 
     package init(type: String) {

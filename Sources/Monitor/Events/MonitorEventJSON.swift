@@ -21,24 +21,37 @@ package enum MonitorEventJSON {
         return json.finished(newline: newline)
     }
 
-    /// The event's line, with a newline after it if asked, lent to `body` as bytes: `watch
-    /// --json`'s way to stdout, with no `String` made per notification; what `body` returned.
-    /// (Not generic: called from another module, a generic would run unspecialised, asking the
-    /// runtime for its types' metadata at every line.)
-    /// `last`: the last second this writer wrote, whose date and time of day its next line in
-    /// the same second copies.
-    package static func withLine(
-        _ event: MonitorEvent, newline: Bool, reusing last: inout Timestamp.LastSecond,
-        _ body: (UnsafeBufferPointer<UInt8>) -> Bool
-    ) -> Bool {
-        JSONLine.withLine(literalType: typeLiteral(event.kind)) { json in
+    /// Writes events' lines, one at a time, into memory of its own: `watch --json`'s way to
+    /// stdout, with no `String` and no allocation per notification. Not for several threads at
+    /// once (stdout's sink uses it under its lock).
+    package final class LineWriter {
+        /// Where a line is built: 512 bytes hold any notification's (a longer line moves to the
+        /// heap for its time).
+        private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 512)
+        /// The last second written, whose date and time of day a line of the same second copies.
+        /// Unchecked: one line at a time (above).
+        @exclusivity(unchecked) private var last = Timestamp.LastSecond()
+
+        /// A writer with nothing written yet.
+        package init() {}
+
+        deinit { scratch.deallocate() }
+
+        /// The event's line, with a newline after it if asked, lent to `body` as bytes; what
+        /// `body` returned. (Not generic, and no closure over the event: called from another
+        /// module, a generic ran unspecialised, and a closure's context took a copy of the event,
+        /// its strings and arrays retained and released, at every line.)
+        package func withLine(
+            _ event: MonitorEvent, newline: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> Bool
+        ) -> Bool {
+            var json = JSONLine(scratch: scratch, literalType: typeLiteral(event.kind))
             addFields(of: event, to: &json, monotonicMilliseconds: nil, hex: nil, reusing: &last)
             return json.withFinishedBytes(newline: newline, body)
         }
     }
 
     /// Everything after `type`.
-    private static func addFields(
+    fileprivate static func addFields(
         of event: MonitorEvent, to json: inout JSONLine, monotonicMilliseconds: Double?, hex: String?,
         reusing last: inout Timestamp.LastSecond
     ) {

@@ -17,7 +17,10 @@ package final class SessionSummary: EventProcessor {
 
     private let zones: HeartRateZones?
     private let hrv: HRVTracker?
-    private var tallies = DeviceTable<Tally>()
+    /// Unchecked: `process` runs under the pipeline's lock, and the closures that change a tally
+    /// never reach the table; the runtime's check cost every notification a call into the
+    /// runtime and its thread-local access set.
+    @exclusivity(unchecked) private var tallies = DeviceTable<Tally>()
 
     package init(zones: HeartRateZones?, hrv: HRVTracker?) {
         self.zones = zones
