@@ -13,7 +13,9 @@ package struct MonitorEvent: Sendable {
         case status(State, detail: String?)
         /// What hrm learnt once connected. `location` is nil when the strap has no 0x2A38;
         /// `notify`, how hrm subscribed (nil where it does not say, as a recording's replay).
-        case info(
+        /// (Indirect: once per connection, and its 73 bytes made every event, and every copy of
+        /// one down the pipeline, a quarter bigger than a measurement's needs.)
+        indirect case info(
             name: String?, location: BodySensorLocation?, battery: Int?, manufacturer: String?,
             model: String?,
             notify: NotifyMode? = nil

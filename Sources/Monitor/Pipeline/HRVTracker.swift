@@ -57,6 +57,14 @@ package final class HRVTracker: EventProcessor {
 
     package func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         emit(event)
+        track(event, emit: emit)
+    }
+
+    /// `process`'s work after the event went on. Out of line: its frame (3 KB: a strap's
+    /// default, the window's metrics, the `hrv` event) was live under every later stage and the
+    /// sinks, which ran inside `process`'s `emit`; a notification's stack spread over a page more.
+    @inline(never)
+    private func track(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         let device = event.device ?? ""
         switch event.kind {
         case .ecgBeat(let beat) where settings.source == .ecg:

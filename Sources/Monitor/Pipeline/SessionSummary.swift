@@ -28,19 +28,31 @@ package final class SessionSummary: EventProcessor {
     }
 
     package func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
+        if case .status(.stopped, _) = event.kind { return finish(event, emit: emit) }
+        emit(event)
+        tally(event)
+    }
+
+    /// Each strap's `summary`, in the order the straps first came, then the `stopped` status.
+    /// Out of line, as `tally`: the reports' frame would be live under every later stage.
+    @inline(never)
+    private func finish(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         let now = event.time.millisecondsSinceEpoch
-        if case .status(.stopped, _) = event.kind {
-            // In the order the straps first came.
-            for device in tallies.devices {
-                guard var tally = tallies[device] else { continue }
-                tally.disconnect(at: now)
-                tally.report.hrv = hrv?.session(of: device)
-                emit(event.followedBy(.summary(tally.report), device: device))
-            }
-            return emit(event)
+        for device in tallies.devices {
+            guard var tally = tallies[device] else { continue }
+            tally.disconnect(at: now)
+            tally.report.hrv = hrv?.session(of: device)
+            emit(event.followedBy(.summary(tally.report), device: device))
         }
         emit(event)
+    }
+
+    /// Adds `event` to its strap's tally, after it went on. Out of line: its frame (2.5 KB with
+    /// a new tally's report) was live under the sinks, which ran inside `process`'s `emit`.
+    @inline(never)
+    private func tally(_ event: MonitorEvent) {
         guard let device = event.device else { return }
+        let now = event.time.millisecondsSinceEpoch
         switch event.kind {
         case .status(.connected, _):
             tallies[device, default: Tally(zones)].connectedSince = now
