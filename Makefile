@@ -16,7 +16,7 @@ SWIFT_BUILD_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := .build-fuzz
 
-.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo demo-readiness bench bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-watch-floor bench-watch-compare hot-functions bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
+.PHONY: all build release test-deps test-installed release-docs deps deb package-check test demo demo-readiness bench bench-decoder bench-hrv bench-ecg bench-dbus bench-watch bench-watch-floor bench-watch-compare bench-watch-footprint hot-functions bench-relay bench-export bench-soak bench-serve fidelity bleak-check fuzz install uninstall format lint doc-check clean
 
 all: build
 
@@ -52,6 +52,7 @@ endif
 # files go through write(2) with O_EXCL), so the warning concerns code hrm does not run.
 release:
 	$(SWIFT) build $(RELEASE) $(RELEASE_PREFIX_FLAGS) $(SWIFT_BUILD_FLAGS)
+	@bash packaging/static-link/check-libdbus.sh $(RELEASE_BIN)/hrm
 	@$(MAKE) --no-print-directory release-docs
 
 # swift-argument-parser's generate-manual, built from the copy SwiftPM already checked out: its
@@ -333,6 +334,15 @@ bench-watch-compare:
 	cc -O2 -Wall -Wextra -o .build/floor_reader Benchmarks/Watch/floor/floor_reader.c
 	test -x .build/bleak-venv/bin/python || { /usr/bin/python3 -m venv .build/bleak-venv && .build/bleak-venv/bin/pip install -q bleak; }
 	/usr/bin/python3 Benchmarks/Watch/side_by_side.py --bleak-python .build/bleak-venv/bin/python $(COMPARE_FLAGS) \
+		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
+
+# What one notification runs on hrm watch's reader thread: instructions, and the lines and pages
+# of code that most notifications run (callgrind against hrm-sim at 200/s; counted, not timed).
+# FOOTPRINT_FLAGS="--functions 30" lists the functions with the most of that code.
+bench-watch-footprint:
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	/usr/bin/python3 Benchmarks/Watch/footprint.py $(FOOTPRINT_FLAGS) \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
 # D-Bus layer: round trip (ours vs python3-dbus) and signal throughput on a private bus.
