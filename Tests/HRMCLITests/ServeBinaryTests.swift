@@ -258,7 +258,7 @@ import Testing
             serve: [Harness.address, "--json"],
             seconds: 1.5)
         #expect(run.status == 0, "\(run.summary)")
-        // Exit 0 is an exit within the harness's 15 s after SIGTERM (then it kills: "hung"), which
+        // Exit 0 is an exit within the harness's 60 s after SIGTERM (then it kills: "hung"), which
         // only proves "not hung"; hrm-sim takes 2 s to answer the Disconnect, the clients' grace
         // is 1 s. How soon is not bounded here.
         let closed = run["stalled_closed"]

@@ -26,6 +26,12 @@ try:
 except ImportError:  # reported as SKIPPED by the Swift side
     HAVE_WS = False
 
+# How long hrm serve gets to listen, or to exit after SIGTERM or a refused port, before the check
+# calls it hung. A guard against a hang, not a bound on a latency: on a loaded 2-core machine (the
+# serve suites beside a headless Chromium) the debug build has taken over 15 s to get through its
+# argument parsing, CPU-starved.
+HANG_GUARD_S = 60
+
 
 def now():
     return time.monotonic_ns()
@@ -54,7 +60,8 @@ class Serve:
                 self.port = int(match.group(1))
                 self.listening.set()
 
-    def wait_listening(self, timeout=15):
+    def wait_listening(self, timeout=None):
+        timeout = timeout or HANG_GUARD_S
         if not self.listening.wait(timeout):
             raise SystemExit(f"hrm serve did not listen within {timeout} s: {self.stderr_lines}")
         return self.port
@@ -75,12 +82,12 @@ class Serve:
     def measurements(self):
         return [line for line in self.stdout_lines() if '"type":"measurement"' in line]
 
-    def terminate(self, timeout=15):
+    def terminate(self, timeout=None):
         """SIGTERM; returns (exit status, seconds to exit)."""
         sent = now()
         self.child.send_signal(signal.SIGTERM)
         try:
-            status = self.child.wait(timeout)
+            status = self.child.wait(timeout or HANG_GUARD_S)
         except subprocess.TimeoutExpired:
             self.child.kill()
             status = "hung"
@@ -607,7 +614,7 @@ def case_port_in_use(serve_args, args, work):
     port = holder.getsockname()[1]
     serve = Serve(args.hrm, serve_args, work, listen=f"127.0.0.1:{port}")
     try:
-        status = serve.child.wait(15)
+        status = serve.child.wait(HANG_GUARD_S)
     except subprocess.TimeoutExpired:
         serve.child.kill()
         status = "hung"
