@@ -30,16 +30,10 @@ struct OutputBytes: ~Copyable, @unchecked Sendable {
     /// Empties the buffer; its memory stays for the next bytes.
     mutating func removeAll() { count = 0 }
 
-    /// The bytes from `start` to the end, lent to `body`.
-    func withBytes<Result>(from start: Int = 0, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        let from = min(max(start, 0), count)
-        return body(UnsafeBufferPointer(start: base.map { $0 + from }, count: count - from))
-    }
-
-    /// The bytes from `start` up to `end`, lent to `body`.
-    func withBytes<Result>(from start: Int, upTo end: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
-        -> Result
-    {
+    /// The bytes from `start` up to `end` (to the end unless given), lent to `body`.
+    func withBytes<Result>(
+        from start: Int = 0, upTo end: Int = .max, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
         let to = min(max(end, 0), count)
         let from = min(max(start, 0), to)
         return body(UnsafeBufferPointer(start: base.map { $0 + from }, count: to - from))

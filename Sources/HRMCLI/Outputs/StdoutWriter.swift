@@ -142,12 +142,14 @@ final class StdoutWriter: Sendable {
         // hrm's own thread claims and takes under one lock; a task claims first, so that it
         // asks poll(2) about stdout's room only when it has something to write.
         guard !LoopThread.isCurrent else { return drain(onTask: false, claiming: true) }
-        let claimed = state.withLock { state -> Bool in
-            guard !state.writing, !state.isEmpty else { return false }
-            state.writing = true
-            return true
-        }
-        if claimed { drain(onTask: true, claiming: false) }
+        if state.withLock({ Self.claim(&$0) }) { drain(onTask: true, claiming: false) }
+    }
+
+    /// Makes the caller the writer, when there is something to write and no write under way.
+    private static func claim(_ state: inout State) -> Bool {
+        guard !state.writing, !state.isEmpty, !state.closed else { return false }
+        state.writing = true
+        return true
     }
 
     /// Writes what is queued and waits until it is written, `timeout` at most (a stdout nobody
@@ -192,8 +194,7 @@ final class StdoutWriter: Sendable {
             let room = onTask && hasRoom()
             let step = state.withLock { state -> Step in
                 if claiming {
-                    guard !state.writing, !state.isEmpty, !state.closed else { return .done }
-                    state.writing = true
+                    guard Self.claim(&state) else { return .done }
                     claiming = false
                 }
                 if let last = took {
