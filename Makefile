@@ -310,9 +310,12 @@ bench-watch-floor:
 # after changes to what watch or serve do, and commit the files; a stale file costs pages, never a
 # build.
 hot-functions:
-	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
+	@# hrm linked again with lld's map: which input section each name is in, and how big.
+	rm -f "$$($(SWIFT) build -c release --show-bin-path)/hrm"
+	$(SWIFT) build $(RELEASE) --product hrm $(SWIFT_BUILD_FLAGS) -Xlinker -Map=.build/hrm.map
 	/usr/bin/python3 packaging/hot-functions/hot_functions.py --out packaging/hot-functions/hrm.order \
+		--map .build/hrm.map \
 		--hrm "$$($(SWIFT) build -c release --show-bin-path)/hrm" --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 	$(SWIFT) build $(RELEASE) --product hrm-serve $(SWIFT_BUILD_FLAGS)
 	test -x .build/serve-venv/bin/python && .build/serve-venv/bin/python -c 'import websockets.asyncio.client' 2>/dev/null \

@@ -58,3 +58,16 @@ def peak_rss_kib(path):
     """/usr/bin/time's %M (KiB), the last line of its -o file (a signal's note comes first)."""
     with open(path) as f:
         return int(f.read().split()[-1])
+
+
+def evict_page_cache(path):
+    """Drops `path`'s clean pages from the page cache (posix_fadvise DONTNEED; no root needed), so
+    that binaries compared for peak RSS are read in alike. A file just written by a build or `cp`
+    sits in the cache as the write left it, and the kernel maps its text in larger pieces: two
+    copies of one binary measured 9.50 and 9.99 MiB until both were evicted (9.62 and 9.54;
+    Benchmarks/Watch/README.md, issue #29's seventh session)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
