@@ -24,9 +24,9 @@ import Testing
     /// names, for every case; and the bytes `watch --json` writes are the line, newline added.
     @Test func literalsAreTheIdentifiersAndTheBytesTheLine() throws {
         let contacts: [HeartRateMeasurement.SensorContact] = [.unsupported, .notDetected, .detected]
-        for contact in contacts { #expect(contact.literal.description == contact.identifier) }
+        for contact in contacts { #expect(contact.literal.text == contact.identifier) }
         let formats: [HeartRateMeasurement.ValueFormat] = [.uint8, .uint16]
-        for format in formats { #expect(format.literal.description == format.rawValue) }
+        for format in formats { #expect(format.literal.text == format.rawValue) }
         let writer = MonitorEventJSON.LineWriter()
         for frame: [UInt8] in [
             [0x16, 0x48, 0x4D, 0x03, 0x00, 0x04], [0x09, 0x2C, 0x01, 0x02, 0x01], [0x04, 0x50],

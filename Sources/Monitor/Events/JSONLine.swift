@@ -16,12 +16,15 @@ package struct JSONLine: ~Copyable {
     package struct Key: ExpressibleByStringLiteral {
         fileprivate enum Name {
             case literal(StaticString)
+            case piece(JSONLiteral)
             case computed(String)
         }
         fileprivate let name: Name
 
         package init(stringLiteral literal: StaticString) { name = .literal(literal) }
         package init(_ computed: String) { name = .computed(computed) }
+        /// A key from the measurement line's literal (`.bpm`; JSONLiteral says why).
+        package init(_ piece: JSONLiteral) { name = .piece(piece) }
     }
 
     private var base: UnsafeMutablePointer<UInt8>
@@ -41,6 +44,17 @@ package struct JSONLine: ~Copyable {
     /// A line in `scratch` (the caller's, which must outlive the line), moved to memory of its
     /// own if it outgrows it, whose `type` is one of hrm's literals.
     init(scratch: UnsafeMutableBufferPointer<UInt8>, literalType type: StaticString) {
+        self.init(scratch: scratch)
+        add("type", literal: type)
+    }
+
+    /// A line in `scratch` as above, whose `type` is a piece of the measurement line's literal.
+    init(scratch: UnsafeMutableBufferPointer<UInt8>, literalType type: JSONLiteral) {
+        self.init(scratch: scratch)
+        add(.type, literal: type)
+    }
+
+    private init(scratch: UnsafeMutableBufferPointer<UInt8>) {
         if let start = scratch.baseAddress, scratch.count >= 2 {
             (base, capacity, owned) = (start, scratch.count, false)
         } else {
@@ -48,7 +62,6 @@ package struct JSONLine: ~Copyable {
         }
         base[0] = UInt8(ascii: "{")
         count = 1
-        add("type", literal: type)
     }
 
     package init(type: String) {
@@ -61,6 +74,12 @@ package struct JSONLine: ~Copyable {
     package init(literalType type: StaticString) {
         self.init()
         add("type", literal: type)
+    }
+
+    /// A line whose `type` is a piece of the measurement line's literal (`.measurement`).
+    package init(literalType type: JSONLiteral) {
+        self.init()
+        add(.type, literal: type)
     }
 
     deinit {
@@ -79,6 +98,13 @@ package struct JSONLine: ~Copyable {
     package mutating func add(_ key: Key, literal value: StaticString) {
         appendKey(key)
         value.withUTF8Buffer { appendQuoted($0) }
+    }
+
+    /// A string value that is a piece of the measurement line's literal (`.detected`).
+    @inline(__always)
+    package mutating func add(_ key: Key, literal value: JSONLiteral) {
+        appendKey(key)
+        value.withBytes { appendQuoted($0) }
     }
 
     @inline(__always)
@@ -247,20 +273,9 @@ package struct JSONLine: ~Copyable {
     private mutating func appendKey(_ key: Key) {
         switch key.name {
         case .literal(let literal):
-            literal.withUTF8Buffer { name in
-                reserve(name.count + 4)
-                if !empty {
-                    base[count] = UInt8(ascii: ",")
-                    count += 1
-                }
-                base[count] = UInt8(ascii: "\"")
-                count += 1
-                if let start = name.baseAddress { (base + count).update(from: start, count: name.count) }
-                count += name.count
-                base[count] = UInt8(ascii: "\"")
-                base[count + 1] = UInt8(ascii: ":")
-                count += 2
-            }
+            literal.withUTF8Buffer { appendKey(named: $0) }
+        case .piece(let piece):
+            piece.withBytes { appendKey(named: $0) }
         case .computed(let name):
             if !empty { put(UInt8(ascii: ",")) }
             appendString(name)
@@ -268,9 +283,26 @@ package struct JSONLine: ~Copyable {
         }
     }
 
+    /// `,"name":` (no comma first), `name` copied as it is.
+    @inline(__always)
+    private mutating func appendKey(named name: UnsafeBufferPointer<UInt8>) {
+        reserve(name.count + 4)
+        if !empty {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        base[count] = UInt8(ascii: "\"")
+        count += 1
+        if let start = name.baseAddress { (base + count).update(from: start, count: name.count) }
+        count += name.count
+        base[count] = UInt8(ascii: "\"")
+        base[count + 1] = UInt8(ascii: ":")
+        count += 2
+    }
+
     @inline(__always)
     private mutating func appendNull() {
-        put("null")
+        JSONLiteral.null.withBytes { put($0) }
     }
 
     private mutating func appendNumber(_ value: Double) {

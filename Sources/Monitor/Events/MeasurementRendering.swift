@@ -4,12 +4,12 @@ package import HeartRate
 package enum MeasurementRendering {
     /// Adds the measurement fields of the JSON contract (`bpm` ... `format`) to `json`.
     package static func addFields(of m: HeartRateMeasurement, to json: inout JSONLine) {
-        json.add("bpm", Int(m.heartRate))
-        json.add("contact", literal: m.sensorContact.literal)
-        json.add("energy_kj", m.energyExpended.map(Int.init))
-        json.add("rr_1024", integersOf: m.rrIntervals) { Int($0.ticks) }
-        json.add("rr_ms", numbersOf: m.rrIntervals) { $0.milliseconds }
-        json.add("format", literal: m.valueFormat.literal)
+        json.add(.bpm, Int(m.heartRate))
+        json.add(.contact, literal: m.sensorContact.literal)
+        json.add(.energyKJ, m.energyExpended.map(Int.init))
+        json.add(.rr1024, integersOf: m.rrIntervals) { Int($0.ticks) }
+        json.add(.rrMs, numbersOf: m.rrIntervals) { $0.milliseconds }
+        json.add(.format, literal: m.valueFormat.literal)
     }
 
     /// `72 bpm  contact detected  energy 258 kJ  RR 1000 825 ms`: RR in whole milliseconds,
@@ -41,11 +41,11 @@ package enum MeasurementRendering {
 
 extension HeartRateMeasurement.SensorContact {
     /// `identifier` as a literal, for a JSON line (no check for what to escape).
-    package var literal: StaticString {
+    package var literal: JSONLiteral {
         switch self {
-        case .unsupported: "unsupported"
-        case .notDetected: "not_detected"
-        case .detected: "detected"
+        case .unsupported: .unsupported
+        case .notDetected: .notDetected
+        case .detected: .detected
         }
     }
 
@@ -61,10 +61,10 @@ extension HeartRateMeasurement.SensorContact {
 
 extension HeartRateMeasurement.ValueFormat {
     /// `rawValue` as a literal, for a JSON line (no check for what to escape).
-    package var literal: StaticString {
+    package var literal: JSONLiteral {
         switch self {
-        case .uint8: "uint8"
-        case .uint16: "uint16"
+        case .uint8: .uint8
+        case .uint16: .uint16
         }
     }
 }

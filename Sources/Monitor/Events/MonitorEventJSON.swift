@@ -55,9 +55,9 @@ package enum MonitorEventJSON {
         of event: MonitorEvent, to json: inout JSONLine, monotonicMilliseconds: Double?, hex: String?,
         reusing last: inout Timestamp.LastSecond
     ) {
-        json.add("time", event.time, reusing: &last)
-        if let monotonicMilliseconds { json.add("mono_ms", monotonicMilliseconds) }
-        if let device = event.device { json.add("device", device) }
+        json.add(.time, event.time, reusing: &last)
+        if let monotonicMilliseconds { json.add(.monoMs, monotonicMilliseconds) }
+        if let device = event.device { json.add(.device, device) }
         switch event.kind {
         case .device(let name, let rssi, let services, let connected):
             json.add("address", event.device)
@@ -77,8 +77,8 @@ package enum MonitorEventJSON {
             if let notify { json.add("notify", notify.rawValue) }
         case .measurement(let m, let zone):
             MeasurementRendering.addFields(of: m, to: &json)
-            json.add("zone", zone)
-            if let hex { json.add("hex", hex) }
+            json.add(.zone, zone)
+            if let hex { json.add(.hex, hex) }
         case .battery(let percent):
             json.add("percent", percent)
         case .hrv(let metrics, _):
@@ -115,25 +115,25 @@ package enum MonitorEventJSON {
     }
 
     package static func typeName(_ kind: MonitorEvent.Kind) -> String {
-        typeLiteral(kind).description
+        typeLiteral(kind).text
     }
 
-    /// `typeName` as a literal, copied into a line with no check for what to escape.
-    package static func typeLiteral(_ kind: MonitorEvent.Kind) -> StaticString {
+    /// `typeName` as a piece of the measurement line's literal, copied into a line as it is.
+    package static func typeLiteral(_ kind: MonitorEvent.Kind) -> JSONLiteral {
         switch kind {
-        case .device: "device"
-        case .status: "status"
-        case .info: "info"
-        case .measurement: "measurement"
-        case .battery: "battery"
-        case .hrv: "hrv"
-        case .alert: "alert"
-        case .summary: "summary"
-        case .error: "error"
-        case .relay: "relay"
-        case .ecg: "ecg"
-        case .acc: "acc"
-        case .ecgBeat: "ecg_beat"
+        case .device: .device
+        case .status: .status
+        case .info: .info
+        case .measurement: .measurement
+        case .battery: .battery
+        case .hrv: .hrv
+        case .alert: .alert
+        case .summary: .summary
+        case .error: .error
+        case .relay: .relay
+        case .ecg: .ecg
+        case .acc: .acc
+        case .ecgBeat: .ecgBeat
         }
     }
 }
