@@ -49,8 +49,13 @@ public struct HeartRateMeasurement: Hashable, Sendable {
     public let flags: UInt8
     /// Beats per minute.
     public let heartRate: UInt16
-    /// Energy Expended in kilojoules since the last reset, when the frame carries it.
-    public let energyExpended: UInt16?
+    /// Energy Expended in kilojoules since the last reset, when the frame carries it (flags bit 3).
+    public var energyExpended: UInt16? { flags & Flag.energyPresent != 0 ? energy : nil }
+    /// Energy Expended as kept: 0 when the frame carries none. Not an optional, whose tag would
+    /// make a measurement with its zone (an event's payload) one value too many for the compiler
+    /// to pass in registers: each copy of one went through the runtime's generic tuple copy
+    /// (#29, Benchmarks/Watch/README.md, seventh session).
+    @usableFromInline let energy: UInt16
     /// RR intervals, oldest first; empty when the frame carries none.
     public let rrIntervals: RRIntervals
 
@@ -103,10 +108,11 @@ public struct HeartRateMeasurement: Hashable, Sendable {
             flags: flags, heartRate: heartRate, energyExpended: energyExpended, rrIntervals: rrIntervals)
     }
 
+    /// `flags` says whether the frame carries `energyExpended` (bit 3), as both callers make it.
     @inlinable init(flags: UInt8, heartRate: UInt16, energyExpended: UInt16?, rrIntervals: RRIntervals) {
         self.flags = flags
         self.heartRate = heartRate
-        self.energyExpended = energyExpended
+        self.energy = energyExpended ?? 0
         self.rrIntervals = rrIntervals
     }
 }
