@@ -305,10 +305,10 @@ bench-watch-floor:
 	/usr/bin/python3 Benchmarks/Watch/watch_bench.py --label "floor reader (C)" \
 		--hrm Benchmarks/Watch/floor/floor_launcher.py --sim "$$($(SWIFT) build -c release --show-bin-path)/hrm-sim"
 
-# The functions hrm watch runs, hottest first, and those hrm serve runs, for the release links'
-# symbol order (Package.swift, packaging/hot-functions): callgrind over runs against hrm-sim. Run
-# after changes to what watch or serve do, and commit the files; a stale file costs pages, never a
-# build.
+# The functions hrm watch runs, hottest first, and the data each notification touches (lackey),
+# and the functions hrm serve runs, for the release links' symbol order (Package.swift,
+# packaging/hot-functions): callgrind over runs against hrm-sim. Run after changes to what watch
+# or serve do, and commit the files; a stale file costs pages, never a build.
 hot-functions:
 	$(SWIFT) build $(RELEASE) --product hrm-sim $(SWIFT_BUILD_FLAGS)
 	@# hrm linked again with lld's map: which input section each name is in, and how big.
