@@ -100,12 +100,20 @@ final class DatagramReader: Sendable {
         socket: Int32, capacity: Int, owned: OpenSocket, deliver: @Sendable ([UInt8]) -> Void
     ) -> Bool {
         var buffer = [UInt8](repeating: 0, count: capacity)
+        // The frame handed to `deliver`. Its memory serves the next frame when nothing kept the
+        // last one (an output that queues events keeps it, and the append then makes new
+        // memory, as arrays do): no allocation and no free a notification (#29).
+        var frame: [UInt8] = []
         func stopping() -> Bool { owned.stopping.load(ordering: .acquiring) }
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if stopping() { return false }
             if count > 0 {
-                deliver(Array(buffer[0..<count]))
+                frame.removeAll(keepingCapacity: true)
+                buffer.withUnsafeBufferPointer {
+                    frame.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count]))
+                }
+                deliver(frame)
                 continue
             }
             if count < 0 {
