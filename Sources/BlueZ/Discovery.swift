@@ -87,9 +87,12 @@ extension BlueZClient {
     /// that has chosen its device stops the scan first, as bleak does, rather than leaving it to
     /// the stream's end, which sends StopDiscovery from a task of its own, a moment later.
     public func stopDiscovery(on adapter: Adapter) async {
-        let path = adapter.path.objectPath
+        await stopDiscovery(at: adapter.path.objectPath, name: adapter.name)
+    }
+
+    private func stopDiscovery(at path: ObjectPath, name: String) async {
         guard scans.removeValue(forKey: path) != nil else { return }
-        logger.debug("discovery on \(adapter.name) stops")
+        logger.debug("discovery on \(name) stops")
         _ = try? await call("StopDiscovery", on: path, interface: BlueZNames.Call.adapter)
     }
 
@@ -99,9 +102,22 @@ extension BlueZClient {
     /// yet, so a command that closes the client next (`scan`, after Ctrl-C too) calls this first,
     /// from a task that is not cancelled.
     public func endDiscovery(on adapter: Adapter) async {
-        let path = adapter.path.objectPath
+        await endDiscovery(at: adapter.path.objectPath, name: adapter.name)
+    }
+
+    /// `endDiscovery` on every adapter where this client's discovery runs or its stream's end is
+    /// stopping it: for a command that closes the client after a stop it did not wait for
+    /// (`watch` stopped while it looks for its strap). Called, as `endDiscovery`, from a task
+    /// that is not cancelled.
+    public func endDiscoveries() async {
+        for path in Set(scans.keys).union(streamStops.keys) {
+            await endDiscovery(at: path, name: path.rawValue)
+        }
+    }
+
+    private func endDiscovery(at path: ObjectPath, name: String) async {
         if scans[path] != nil {
-            await stopDiscovery(on: adapter)
+            await stopDiscovery(at: path, name: name)
         } else if streamStops[path] != nil {
             await withCheckedContinuation { streamStops[path, default: []].append($0) }
         }

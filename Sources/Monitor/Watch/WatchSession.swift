@@ -162,6 +162,11 @@ package struct WatchSession: Sendable {
                 let busWatch = Task { if await client.busLost() { stop.stop(.busLost) } }
                 ending = await watch(client)
                 busWatch.cancel()
+                // Discovery stopped and answered before the client closes, however the watch
+                // ended: a stop while looking for the strap leaves the scan's StopDiscovery to a
+                // task of its own, which close() cancels if it has not gone out yet (a loaded
+                // machine). From a task of its own: this one may be cancelled.
+                await Task { await client.endDiscoveries() }.value
                 await client.close()
             } catch {
                 ending = .failed(error, device: nil)
