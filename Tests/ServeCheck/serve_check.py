@@ -548,7 +548,7 @@ def case_stop(serve, args):
     if HAVE_WS:
         stalled["ws"] = Stalled(port, upgrade_request(port))
     wait_for(lambda: all(measurement_count(r) >= 2 for r in readers), timeout=10)
-    time.sleep(args.seconds)  # the stalled ones' buffers fill (at 200 notifications/s)
+    time.sleep(args.seconds)  # the stalled ones stay behind (what their kernel buffers hold)
     status, seconds, sent = serve.terminate()
     for reader in readers:
         reader.join(5)
