@@ -79,13 +79,13 @@ import Testing
     @Test func scratchLinesGrowIntoTheHeap() {
         for length in [0, 1, 100, 130, 131, 500, 2000] {
             let values = Array(0..<length)
-            var heap = JSONLine(literalType: "x")
+            var heap = JSONLine(literalType: .measurement)
             heap.add("v", values)
             let expected = heap.finished(newline: true)
             let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 512)
             defer { scratch.deallocate() }
             let built = {
-                var line = JSONLine(scratch: scratch, literalType: "x")
+                var line = JSONLine(scratch: scratch, literalType: .measurement)
                 line.add("v", values)
                 return line.withFinishedBytes(newline: true) { String(decoding: $0, as: UTF8.self) }
             }()

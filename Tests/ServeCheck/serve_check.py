@@ -548,7 +548,7 @@ def case_stop(serve, args):
     if HAVE_WS:
         stalled["ws"] = Stalled(port, upgrade_request(port))
     wait_for(lambda: all(measurement_count(r) >= 2 for r in readers), timeout=10)
-    time.sleep(args.seconds)  # the stalled ones stay behind (what their kernel buffers hold)
+    time.sleep(args.seconds)  # events flow while the stalled ones read nothing: SIGTERM finds them behind
     status, seconds, sent = serve.terminate()
     for reader in readers:
         reader.join(5)

@@ -43,18 +43,7 @@ package struct JSONLine: ~Copyable {
 
     /// A line in `scratch` (the caller's, which must outlive the line), moved to memory of its
     /// own if it outgrows it, whose `type` is one of hrm's literals.
-    init(scratch: UnsafeMutableBufferPointer<UInt8>, literalType type: StaticString) {
-        self.init(scratch: scratch)
-        add("type", literal: type)
-    }
-
-    /// A line in `scratch` as above, whose `type` is a piece of the measurement line's literal.
     init(scratch: UnsafeMutableBufferPointer<UInt8>, literalType type: JSONLiteral) {
-        self.init(scratch: scratch)
-        add(.type, literal: type)
-    }
-
-    private init(scratch: UnsafeMutableBufferPointer<UInt8>) {
         if let start = scratch.baseAddress, scratch.count >= 2 {
             (base, capacity, owned) = (start, scratch.count, false)
         } else {
@@ -62,6 +51,7 @@ package struct JSONLine: ~Copyable {
         }
         base[0] = UInt8(ascii: "{")
         count = 1
+        add(.type, literal: type)
     }
 
     package init(type: String) {
@@ -69,14 +59,8 @@ package struct JSONLine: ~Copyable {
         add("type", type)
     }
 
-    /// A line whose `type` is one of hrm's literals (`"measurement"`), copied with no check for
-    /// what to escape.
-    package init(literalType type: StaticString) {
-        self.init()
-        add("type", literal: type)
-    }
-
-    /// A line whose `type` is a piece of the measurement line's literal (`.measurement`).
+    /// A line whose `type` is a piece of the measurement line's literal (`.measurement`), copied
+    /// with no check for what to escape.
     package init(literalType type: JSONLiteral) {
         self.init()
         add(.type, literal: type)

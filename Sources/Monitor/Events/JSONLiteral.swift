@@ -14,14 +14,10 @@ package struct JSONLiteral: Sendable, Hashable {
         (self.offset, self.count) = (offset, count)
     }
 
-    /// Every piece, one after another (offsets below; a new piece goes at the end).
+    /// Every piece, one after another (each one's offset and length below; a new piece goes at
+    /// the end).
     @inline(__always)
     private static var table: StaticString {
-        // 0 type, 4 time, 8 device, 14 bpm, 17 contact, 24 energy_kj, 33 rr_1024, 40 rr_ms,
-        // 45 format, 51 zone, 55 hex, 58 mono_ms, 65 null, 69 detected, 77 not_detected,
-        // 89 unsupported, 100 uint8, 105 uint16, 111 measurement, 122 status, 128 info,
-        // 132 battery, 139 hrv, 142 alert, 147 summary, 154 error, 159 relay, 164 ecg, 167 acc,
-        // 170 ecg_beat
         """
         typetimedevicebpmcontactenergy_kjrr_1024rr_msformatzonehexmono_msnulldetectednot_detected\
         unsupporteduint8uint16measurementstatusinfobatteryhrvalertsummaryerrorrelayecgaccecg_beat
