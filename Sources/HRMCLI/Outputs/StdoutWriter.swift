@@ -211,10 +211,7 @@ final class StdoutWriter: Sendable {
                     state.writing = false
                     // Swapped, not assigned: no retain and release, once per notification.
                     if batch.capacity <= 64 * 1024 { swap(&state.spare, &batch) }
-                    if !state.drained.isEmpty {
-                        for waiting in state.drained { waiting.finish() }
-                        state.drained = []
-                    }
+                    if !state.drained.isEmpty { Self.tellDrained(&state) }
                     return .done
                 }
                 if onTask
@@ -230,7 +227,7 @@ final class StdoutWriter: Sendable {
             }
             switch step {
             case .done: return
-            case .handOver: return worker.submit { [self] in drain(onTask: false, claiming: false) }
+            case .handOver: return handOver()
             case .report(let stall):
                 stalled(stall)
                 continue
@@ -249,6 +246,20 @@ final class StdoutWriter: Sendable {
         }
     }
 
+    /// Tells whoever waits in `finish` that everything is written. Out of line, as the other
+    /// steps a notification's write never takes, so that its code lies together (#29).
+    @inline(never)
+    private static func tellDrained(_ state: inout State) {
+        for waiting in state.drained { waiting.finish() }
+        state.drained = []
+    }
+
+    /// Gives the rest of the writing to the writer's thread.
+    @inline(never)
+    private func handOver() {
+        worker.submit { [self] in drain(onTask: false, claiming: false) }
+    }
+
     /// A write to stdout now would not wait (by `kind`): never known for a terminal or a socket.
     private func hasRoom() -> Bool {
         switch kind {
@@ -262,6 +273,15 @@ final class StdoutWriter: Sendable {
 
     /// stdout's bytes with the stderr lines at their places; 0 or the errno of stdout's write.
     private func write(_ batch: borrowing OutputBytes, _ errors: [(at: Int, line: [UInt8])]) -> Int32 {
+        guard errors.isEmpty else { return write(batch, interleaving: errors) }
+        return batch.withBytes(from: 0) { StandardOutput.writeAll(fd, $0) }
+    }
+
+    /// `write` with stderr lines among stdout's bytes (a live display's diagnostics).
+    @inline(never)
+    private func write(
+        _ batch: borrowing OutputBytes, interleaving errors: [(at: Int, line: [UInt8])]
+    ) -> Int32 {
         var from = 0
         for error in errors {
             let failure = batch.withBytes(from: from, upTo: error.at) { StandardOutput.writeAll(fd, $0) }

@@ -58,6 +58,19 @@ package enum MonitorEventJSON {
         json.add(.time, event.time, reusing: &last)
         if let monotonicMilliseconds { json.add(.monoMs, monotonicMilliseconds) }
         if let device = event.device { json.add(.device, device) }
+        // A measurement, every notification's, first and inline; the other kinds out of line, so
+        // that their code does not lie between a measurement's (#29).
+        guard case .measurement(let m, let zone) = event.kind else {
+            return addOtherFields(of: event, to: &json)
+        }
+        MeasurementRendering.addFields(of: m, to: &json)
+        json.add(.zone, zone)
+        if let hex { json.add(.hex, hex) }
+    }
+
+    /// The fields of every kind but a measurement.
+    @inline(never)
+    private static func addOtherFields(of event: MonitorEvent, to json: inout JSONLine) {
         switch event.kind {
         case .device(let name, let rssi, let services, let connected):
             json.add("address", event.device)
@@ -75,10 +88,8 @@ package enum MonitorEventJSON {
             json.add("manufacturer", manufacturer)
             json.add("model", model)
             if let notify { json.add("notify", notify.rawValue) }
-        case .measurement(let m, let zone):
-            MeasurementRendering.addFields(of: m, to: &json)
-            json.add(.zone, zone)
-            if let hex { json.add(.hex, hex) }
+        case .measurement:
+            break  // addFields'
         case .battery(let percent):
             json.add("percent", percent)
         case .hrv(let metrics, _):
