@@ -114,6 +114,21 @@ final class StdoutSink: EventSink {
 
     /// Renders `event` into the queue for stdout; the write comes in `afterSend`.
     func receive(_ event: MonitorEvent) {
+        switch event.kind {
+        case .error, .status(.stopped, _): return receiveWithDiagnostics(event)
+        default: break
+        }
+        // Every notification's way: rendered and queued, no stderr line to consider.
+        let open = state.withLock { state -> Bool in
+            state.renderer.write(event) { output.append($0) } ?? !output.closed
+        }
+        if !open { closed() }
+    }
+
+    /// `receive` for an error (a line for stderr, repeats counted) or the final status (the
+    /// counted repeats said before it). Out of line: a notification never comes here (#29).
+    @inline(never)
+    private func receiveWithDiagnostics(_ event: MonitorEvent) {
         var message: String? = nil
         var malformed: String? = nil
         if case .error(let code, let text, let hex) = event.kind, format != .json || hex == nil {
