@@ -30,6 +30,10 @@ final class StdoutSink: EventSink {
     }
 
     private let state: Mutex<State>
+    /// Whether `state.diagnostics` has lines, so that `afterSend` takes the lock only then: set
+    /// and cleared under the lock, read without it (by the thread that queued them, at the
+    /// latest, after its own send: none is left behind).
+    private let hasDiagnostics = Atomic(false)
     private let format: OutputFormat
     private let command: String
     private let closed: @Sendable () -> Void
@@ -148,11 +152,11 @@ final class StdoutSink: EventSink {
                 for entry in state.repeated where entry.count > 0 {
                     let count = entry.count
                     let line = "\(entry.message) (repeated \(count) more time\(count == 1 ? "" : "s"))"
-                    if !live || !queue(line, &state) { state.diagnostics.append(line) }
+                    if !live || !queue(line, &state) { queueDiagnostic(line, &state) }
                 }
                 state.repeated = []
             }
-            if let message, !live || !queue(message, &state) { state.diagnostics.append(message) }
+            if let message, !live || !queue(message, &state) { queueDiagnostic(message, &state) }
             // The renderers end their lines themselves (a live line has none).
             return state.renderer.write(event) { output.append($0) } ?? !output.closed
         }
@@ -162,13 +166,21 @@ final class StdoutSink: EventSink {
     /// After the pipeline's lock: stderr lines, then stdout's write (here on a thread of hrm's
     /// own, else handed to the writer's thread).
     func afterSend() {
-        let lines = state.withLock { state -> [String] in
-            guard !state.diagnostics.isEmpty else { return [] }
-            defer { state.diagnostics = [] }
-            return state.diagnostics
+        if hasDiagnostics.load(ordering: .acquiring) {
+            let lines = state.withLock { state -> [String] in
+                hasDiagnostics.store(false, ordering: .releasing)
+                defer { state.diagnostics = [] }
+                return state.diagnostics
+            }
+            for line in lines { StandardOutput.writeDiagnostic(line) }
         }
-        for line in lines { StandardOutput.writeDiagnostic(line) }
         output.flush()
+    }
+
+    /// A line for stderr, written by `afterSend`.
+    private func queueDiagnostic(_ line: String, _ state: inout State) {
+        state.diagnostics.append(line)
+        hasDiagnostics.store(true, ordering: .releasing)
     }
 
     /// A write that takes this long means the reader of stdout stopped reading for a while.

@@ -9,7 +9,10 @@ package final class SessionCounter: EventProcessor, Sendable {
         package var malformed = 0
     }
 
-    private let counts = Mutex(Counts())
+    /// Written only by `process`, which runs under the pipeline's lock: a load and a store, no
+    /// lock of its own (one fewer a notification, #29); atomic for `current`'s readers.
+    private let measurements = Atomic(0)
+    private let malformed = Atomic(0)
     private let limit: Int?
     private let stop: SessionStop
 
@@ -18,20 +21,22 @@ package final class SessionCounter: EventProcessor, Sendable {
         self.stop = stop
     }
 
-    package var current: Counts { counts.withLock { $0 } }
+    package var current: Counts {
+        Counts(
+            measurements: measurements.load(ordering: .acquiring),
+            malformed: malformed.load(ordering: .acquiring))
+    }
 
     package func process(_ event: MonitorEvent, emit: (MonitorEvent) -> Void) {
         switch event.kind {
         case .measurement:
-            let (wanted, reached) = counts.withLock { counts -> (Bool, Bool) in
-                if let limit, counts.measurements >= limit { return (false, true) }
-                counts.measurements += 1
-                return (true, limit.map { counts.measurements >= $0 } ?? false)
-            }
-            if wanted { emit(event) }
-            if reached { stop.stop(.countReached) }
+            let counted = measurements.load(ordering: .relaxed)
+            if let limit, counted >= limit { return stop.stop(.countReached) }
+            measurements.store(counted + 1, ordering: .releasing)
+            emit(event)
+            if let limit, counted + 1 >= limit { stop.stop(.countReached) }
         case .error(let code, _, let hex) where hex != nil || code == .malformedValue:
-            counts.withLock { $0.malformed += 1 }
+            malformed.store(malformed.load(ordering: .relaxed) + 1, ordering: .releasing)
             emit(event)
         default:
             emit(event)
