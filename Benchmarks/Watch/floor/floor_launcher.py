@@ -30,8 +30,9 @@ def main():
                     {}, dbus_interface="org.bluez.GattCharacteristic1", timeout=5)
                 socket = fd.take()
                 os.set_inheritable(socket, True)
-                reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                      ".build", "floor_reader")
+                # FLOOR_READER: another reader of the same socket (variants.py's).
+                reader = os.environ.get("FLOOR_READER") or os.path.join(
+                    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".build", "floor_reader")
                 os.execv(reader, [reader, str(socket), duration])
         time.sleep(0.05)
     sys.exit("floor_launcher: no Heart Rate Measurement characteristic")
