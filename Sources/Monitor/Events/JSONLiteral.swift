@@ -70,19 +70,6 @@ package struct JSONLiteral: Sendable, Hashable {
     package static var ecg: Self { Self(164, 3) }
     package static var acc: Self { Self(167, 3) }
     package static var ecgBeat: Self { Self(170, 8) }
-
-    /// Every piece with the text it must have: what `JSONLiteralTests` checks.
-    package static var all: [(Self, String)] {
-        [
-            (type, "type"), (time, "time"), (device, "device"), (bpm, "bpm"), (contact, "contact"),
-            (energyKJ, "energy_kj"), (rr1024, "rr_1024"), (rrMs, "rr_ms"), (format, "format"),
-            (zone, "zone"), (hex, "hex"), (monoMs, "mono_ms"), (null, "null"), (detected, "detected"),
-            (notDetected, "not_detected"), (unsupported, "unsupported"), (uint8, "uint8"),
-            (uint16, "uint16"), (measurement, "measurement"), (status, "status"), (info, "info"),
-            (battery, "battery"), (hrv, "hrv"), (alert, "alert"), (summary, "summary"),
-            (error, "error"), (relay, "relay"), (ecg, "ecg"), (acc, "acc"), (ecgBeat, "ecg_beat"),
-        ]
-    }
 }
 
 extension JSONLine.Key {
