@@ -47,7 +47,7 @@ endif
 
 # The static link warns "the use of `mktemp' is dangerous": that is FoundationEssentials'
 # createTemporaryFile (Data+Writing.swift.o, behind Data.write(options: .atomic)), which every
-# program linking FoundationEssentials carries. hrm-sim and hrm-serve use Foundation; hrm gets it
+# program linking FoundationEssentials carries. hrm-sim uses Foundation; hrm and hrm-serve get it
 # through swift-argument-parser (Utilities/Foundation.swift). hrm never writes through it (its
 # files go through write(2) with O_EXCL), so the warning concerns code hrm does not run.
 release:
@@ -156,7 +156,7 @@ fuzz:
 		fuzz-corpus Fuzz/seeds
 
 # Copies what `make release` built and made; builds nothing, so `sudo make install` needs no swift.
-# The binaries are stripped as dh_strip does (hrm-serve is 126 MB with its symbols, 74 MB without).
+# The binaries are stripped as dh_strip does (hrm-serve is 81 MB with its symbols, 27 MB without).
 install:
 	@for p in $(PROGRAMS); do test -x "$(RELEASE_BIN)/$$p" || { \
 		echo "make install: $(RELEASE_BIN)/$$p is missing: run \`make release\` first, as yourself (not with sudo)" >&2; \

@@ -1,4 +1,3 @@
-import Foundation
 import HRMCLI
 import Hummingbird
 import HummingbirdCore

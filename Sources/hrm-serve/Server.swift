@@ -1,4 +1,3 @@
-import Foundation
 import HRMCLI
 import Hummingbird
 import HummingbirdCore
@@ -38,8 +37,7 @@ struct Server: Sendable {
 
     func router() -> Router<FeedRequestContext> {
         let router = Router(context: FeedRequestContext.self)
-        let page = Page.html.replacingOccurrences(
-            of: "__OFFLINE_TEXT__", with: Self.escaped(settings.offlineText))
+        let page = Page.html.replacing("__OFFLINE_TEXT__", with: Self.escaped(settings.offlineText))
         router.get("/") { _, _ in
             Response(
                 status: .ok,
