@@ -125,7 +125,7 @@ final class FeedClient: FeedListener {
             state.unwritten += batch.count
             return batch
         }
-        guard let last = batch.indices.last else { return }
+        guard let message = Self.joined(batch, allocator: channel.allocator) else { return }
         let written = channel.eventLoop.makePromise(of: Void.self)
         switch kind {
         case .webSocket:
@@ -134,11 +134,7 @@ final class FeedClient: FeedListener {
             if let encoder = try? channel.pipeline.syncOperations.context(
                 handlerType: WebSocketFrameEncoder.self)
             {
-                for index in batch.indices {
-                    encoder.write(
-                        NIOAny(IOData.byteBuffer(batch[index])), promise: index == last ? written : nil)
-                }
-                encoder.flush()
+                encoder.writeAndFlush(NIOAny(IOData.byteBuffer(message)), promise: written)
             } else {
                 written.fail(ChannelError.ioOnClosedChannel)
             }
@@ -146,17 +142,24 @@ final class FeedClient: FeedListener {
             // Below Hummingbird's HTTP types, as NIO's HTTP/1 encoder takes them: the response's
             // head went out through Hummingbird before the client went live.
             if let gate = try? channel.pipeline.syncOperations.context(handlerType: RequestGate.self) {
-                for index in batch.indices {
-                    gate.write(
-                        NIOAny(HTTPServerResponsePart.body(.byteBuffer(batch[index]))),
-                        promise: index == last ? written : nil)
-                }
-                gate.flush()
+                gate.writeAndFlush(
+                    NIOAny(HTTPServerResponsePart.body(.byteBuffer(message))), promise: written)
             } else {
                 written.fail(ChannelError.ioOnClosedChannel)
             }
         }
         written.futureResult.whenComplete { [self] _ in wrote(batch.count) }
+    }
+
+    /// The events of a round in one buffer (whole WebSocket frames or SSE events, one after
+    /// another): one write down the pipeline and one chunk instead of one per event. Nil when
+    /// there are none.
+    static func joined(_ batch: [ByteBuffer], allocator: ByteBufferAllocator) -> ByteBuffer? {
+        guard let first = batch.first else { return nil }
+        guard batch.count > 1 else { return first }
+        var joined = allocator.buffer(capacity: batch.reduce(0) { $0 + $1.readableBytes })
+        for var message in batch { joined.writeBuffer(&message) }
+        return joined
     }
 
     /// `count` events were written to the socket (or failed with the connection).
@@ -284,12 +287,14 @@ final class FeedMessages: Sendable {
 }
 
 /// The feed clients of one event loop with events to write: one hop to the loop writes them all,
-/// however many clients there are.
+/// however many clients there are, and at most one round of writes goes out per `WritePace`
+/// interval (what comes sooner waits for it, and goes out with the rest).
 final class LoopWriter: Sendable {
     let loop: any EventLoop
     private struct Pending {
         var clients: [FeedClient] = []
         var scheduled = false
+        var pace = WritePace<ContinuousClock.Instant>()
     }
     private let pending = Mutex(Pending())
 
@@ -299,17 +304,31 @@ final class LoopWriter: Sendable {
 
     /// `client` has events queued (its first since its last write).
     func schedule(_ client: FeedClient) {
-        let hop = pending.withLock { pending -> Bool in
+        let now = ContinuousClock.now
+        let delay = pending.withLock { pending -> Duration? in
             pending.clients.append(client)
-            defer { pending.scheduled = true }
-            return !pending.scheduled
+            guard !pending.scheduled else { return nil }
+            pending.scheduled = true
+            return pending.pace.delay(at: now)
         }
-        if hop { loop.execute { self.run() } }
+        guard let delay else { return }
+        if delay == .zero {
+            loop.execute { self.run() }
+        } else {
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+            loop.scheduleTask(in: .nanoseconds(nanoseconds)) { self.run() }
+        }
     }
 
     private func run() {
+        let now = ContinuousClock.now
         let clients = pending.withLock { pending -> [FeedClient] in
-            defer { pending = Pending() }
+            defer {
+                pending.clients = []
+                pending.scheduled = false
+                pending.pace.wrote(at: now)
+            }
             return pending.clients
         }
         for client in clients { client.writeQueued() }
