@@ -155,7 +155,7 @@ public final class LiveFeed: Sendable {
         let line = MonitorEventJSON.line(event)
         state.withLock { state in
             if let device = event.device {
-                state.straps[device, default: StrapState()].update(event, line)
+                state.straps.update(device, default: StrapState()) { $0.update(event, line) }
             } else if case .status = event.kind {
                 state.sessionStatus = line
             }
