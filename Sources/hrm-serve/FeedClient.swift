@@ -304,20 +304,17 @@ final class LoopWriter: Sendable {
 
     /// `client` has events queued (its first since its last write).
     func schedule(_ client: FeedClient) {
-        let now = ContinuousClock.now
         let delay = pending.withLock { pending -> Duration? in
             pending.clients.append(client)
             guard !pending.scheduled else { return nil }
             pending.scheduled = true
-            return pending.pace.delay(at: now)
+            return pending.pace.delay(at: .now)
         }
         guard let delay else { return }
         if delay == .zero {
             loop.execute { self.run() }
         } else {
-            let (seconds, attoseconds) = delay.components
-            let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-            loop.scheduleTask(in: .nanoseconds(nanoseconds)) { self.run() }
+            loop.scheduleTask(in: TimeAmount(delay)) { self.run() }
         }
     }
 
