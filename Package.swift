@@ -270,7 +270,7 @@ let package = Package(
         .executableTarget(
             name: "hrm-serve",
             dependencies: [
-                "HRMCLI", "Outputs", "Threads",
+                "HRMCLI", "Monitor", "Outputs", "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

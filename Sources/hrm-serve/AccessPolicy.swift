@@ -1,4 +1,5 @@
 import HRMCLI
+import Monitor
 import NIOCore
 import NIOHTTP1
 
@@ -54,7 +55,7 @@ struct AccessPolicy: Sendable {
                 headers: [("Allow", "GET")])
         }
         let length = head.headers.first(name: "content-length").map {
-            $0.trimmingBlanks()
+            $0.trimmingSpaces
         }
         if (length != nil && length != "0") || head.headers.contains(name: "transfer-encoding") {
             return Refusal(status: .payloadTooLarge, text: "hrm serve takes no request body")
@@ -141,7 +142,7 @@ struct AccessPolicy: Sendable {
 
     /// 16 bytes in base64: 22 characters of its alphabet and `==`.
     static func isWebSocketKey(_ key: String) -> Bool {
-        let value = key.trimmingBlanks()
+        let value = key.trimmingSpaces
         guard value.utf8.count == 24, value.hasSuffix("==") else { return false }
         return value.utf8.prefix(22).allSatisfy { byte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
@@ -197,7 +198,7 @@ struct AccessPolicy: Sendable {
     /// `Host: example.com:8757` → `example.com` (a fully qualified `example.com.` too);
     /// `[::1]:8757` → `::1`.
     static func hostname(ofHost host: String) -> String? {
-        let value = host.trimmingBlanks().lowercased()
+        let value = host.trimmingSpaces.lowercased()
         if value.hasPrefix("[") {
             guard let close = value.firstIndex(of: "]") else { return nil }
             return String(value[value.index(after: value.startIndex)..<close])
@@ -216,18 +217,8 @@ struct AccessPolicy: Sendable {
 
     /// Lowercased, without a trailing slash.
     static func normalised(_ origin: String) -> String {
-        var value = origin.trimmingBlanks().lowercased()
+        var value = origin.trimmingSpaces.lowercased()
         while value.hasSuffix("/") { value.removeLast() }
         return value
-    }
-}
-
-extension String {
-    /// Without the spaces and tabs around it (HTTP's optional whitespace).
-    fileprivate func trimmingBlanks() -> String {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) })
-        else { return "" }
-        return String(self[first...last])
     }
 }
