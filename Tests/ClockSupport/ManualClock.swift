@@ -24,6 +24,11 @@ public final class ManualClock: Clock, Sendable {
         /// The instant `offset` after the clock's start.
         public init(offset: Duration) { self.offset = offset }
 
+        /// The instant `milliseconds` after the clock's start: a test's timeline, written short.
+        public static func at(_ milliseconds: Int64) -> Instant {
+            Instant(offset: .milliseconds(milliseconds))
+        }
+
         /// The instant `duration` after this one.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
 

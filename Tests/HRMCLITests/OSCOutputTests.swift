@@ -6,65 +6,62 @@ import Testing
 /// `isHRBeat`'s schedule driven by hand, and `--osc`'s destinations.
 @Suite struct OSCOutputTests {
     typealias Instant = ManualClock.Instant
-    static let zero = Instant(offset: .zero)
-
-    static func at(_ milliseconds: Int64) -> Instant { zero.advanced(by: .milliseconds(milliseconds)) }
 
     /// Each RR interval is one toggle, one interval after the one before, from the moment the
     /// intervals came.
     @Test func beatsFollowTheIntervals() {
         var schedule = BeatSchedule<Instant>()
-        schedule.add([.milliseconds(800), .milliseconds(1000)], now: Self.at(0))
-        #expect(schedule.next() == Self.at(800))
-        #expect(schedule.fire(now: Self.at(799)).isEmpty)
-        #expect(schedule.fire(now: Self.at(800)) == [true])
-        #expect(schedule.next() == Self.at(1800))
+        schedule.add([.milliseconds(800), .milliseconds(1000)], now: Instant.at(0))
+        #expect(schedule.next() == Instant.at(800))
+        #expect(schedule.fire(now: Instant.at(799)).isEmpty)
+        #expect(schedule.fire(now: Instant.at(800)) == [true])
+        #expect(schedule.next() == Instant.at(1800))
         // More intervals come while one is still waiting: played after it.
-        schedule.add([.milliseconds(900)], now: Self.at(1000))
-        #expect(schedule.fire(now: Self.at(1800)) == [false])
-        #expect(schedule.next() == Self.at(2700))
-        #expect(schedule.fire(now: Self.at(5000)) == [true])
+        schedule.add([.milliseconds(900)], now: Instant.at(1000))
+        #expect(schedule.fire(now: Instant.at(1800)) == [false])
+        #expect(schedule.next() == Instant.at(2700))
+        #expect(schedule.fire(now: Instant.at(5000)) == [true])
         #expect(schedule.next() == nil)
     }
 
     /// A drop or the end: what waits is toggled at once, nothing lost.
     @Test func aFlushGivesEveryWaitingBeat() {
         var schedule = BeatSchedule<Instant>()
-        schedule.add([.milliseconds(500), .milliseconds(500), .milliseconds(500)], now: Self.at(0))
-        #expect(schedule.fire(now: Self.at(600)) == [true])
+        schedule.add([.milliseconds(500), .milliseconds(500), .milliseconds(500)], now: Instant.at(0))
+        #expect(schedule.fire(now: Instant.at(600)) == [true])
         #expect(schedule.flush() == [false, true])
         #expect(schedule.next() == nil)
         // Playing again after the flush starts from when the next intervals come.
-        schedule.add([.milliseconds(700)], now: Self.at(10_000))
-        #expect(schedule.next() == Self.at(10_700))
+        schedule.add([.milliseconds(700)], now: Instant.at(10_000))
+        #expect(schedule.next() == Instant.at(10_700))
     }
 
     /// No RR: beats at 60/bpm for a while after each measurement, then none.
     @Test func withoutRRTheHeartRateBeats() {
         var schedule = BeatSchedule<Instant>()
-        schedule.heartRate(120, now: Self.at(0))
-        #expect(schedule.next() == Self.at(500))
-        #expect(schedule.fire(now: Self.at(1000)) == [true, false])
+        schedule.heartRate(120, now: Instant.at(0))
+        #expect(schedule.next() == Instant.at(500))
+        #expect(schedule.fire(now: Instant.at(1000)) == [true, false])
         // The beat stops 2.5 s after the last measurement.
-        #expect(schedule.fire(now: Self.at(5000)).count == 3)
+        #expect(schedule.fire(now: Instant.at(5000)).count == 3)
         #expect(schedule.next() == nil)
         // No contact (0 bpm): none; nor from a heart rate no heart beats at.
-        schedule.heartRate(0, now: Self.at(6000))
+        schedule.heartRate(0, now: Instant.at(6000))
         #expect(schedule.next() == nil)
-        schedule.heartRate(1200, now: Self.at(6000))
+        schedule.heartRate(1200, now: Instant.at(6000))
         #expect(schedule.next() == nil)
         // RR coming back take over from the heart rate, played from when they came.
-        schedule.heartRate(60, now: Self.at(7000))
-        schedule.add([.milliseconds(300)], now: Self.at(7100))
-        #expect(schedule.next() == Self.at(7400))
+        schedule.heartRate(60, now: Instant.at(7000))
+        schedule.add([.milliseconds(300)], now: Instant.at(7100))
+        #expect(schedule.next() == Instant.at(7400))
     }
 
     /// Playback that fell far behind (a stall) starts again from now.
     @Test func playbackFarBehindStartsAgain() {
         var schedule = BeatSchedule<Instant>()
-        schedule.add([.milliseconds(1000)], now: Self.at(0))
-        schedule.add([.milliseconds(1000)], now: Self.at(10_000))
-        #expect(schedule.next() == Self.at(11_000))
+        schedule.add([.milliseconds(1000)], now: Instant.at(0))
+        schedule.add([.milliseconds(1000)], now: Instant.at(10_000))
+        #expect(schedule.next() == Instant.at(11_000))
     }
 
     @Test(arguments: [
